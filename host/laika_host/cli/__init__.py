@@ -1,0 +1,26 @@
+"""The `laika` command. Each subcommand lives in its own module and is imported on use."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from ._lazy import LazyGroup
+
+COMMANDS = {
+    "schema": "laika_host.cli.schema:schema",
+    "validate": "laika_host.cli.validate:validate",
+}
+"""Subcommand name -> `module:attribute`; add new commands here."""
+
+
+@click.group(
+    cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+)
+@click.version_option(__version__, prog_name="laika")
+def main() -> None:
+    """Laika Host: the local half of the Laika browser extension.
+
+    It turns the pages you browse into clean Markdown sources, answers questions over them
+    with verified citations, and speaks LLMCP v1 with local or cloud models.
+    """

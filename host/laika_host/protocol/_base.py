@@ -1,0 +1,190 @@
+"""Shared building blocks for the LLMCP models.
+
+Every model is strict (no silent coercion of `"1"` to `1` or `true` to `1`) and rejects keys
+it does not declare, because LLMCP packets cross a trust boundary: a model's output must match
+the schema exactly or be repaired explicitly, never guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+)
+from pydantic.config import JsonDict
+from pydantic_core import PydanticCustomError
+
+RULE_ERROR = "llmcp_rule"
+"""Error type of every rule this package enforces itself (as opposed to pydantic's built-ins)."""
+
+
+def rule_error(message: str, *, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
+    """An error that states the violated rule; `at` extends the error's path below the model."""
+    return PydanticCustomError(RULE_ERROR, "{message}", {"message": message, "at": at})
+
+
+class LlmcpModel(BaseModel):
+    """Base for every protocol object: strict types, unknown keys rejected, JSON by alias."""
+
+    model_config = ConfigDict(
+        strict=True,
+        extra="forbid",
+        frozen=True,
+        serialize_by_alias=True,
+        validate_by_alias=True,
+        validate_by_name=False,
+    )
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The packet as plain JSON data (absent optionals omitted, times as ISO-8601 Z)."""
+        return self.model_dump(mode="json")
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return self.model_dump_json(indent=indent)
+
+
+def optional(default: Any = None, **kwargs: Any) -> Any:
+    """A field that may be absent; `None` is omitted on output instead of written as null."""
+    return Field(default=default, exclude_if=lambda value: value is None, **kwargs)
+
+
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+"""Identifiers and names: an empty string is never meaningful."""
+
+
+# --- timestamps ---------------------------------------------------------------------------
+
+_ISO_LOCAL = r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
+_ISO_UTC = _ISO_LOCAL + r"(?:[Zz]|[+-]\d{2}:\d{2})"
+
+
+def _parse_timestamp(value: object) -> datetime:
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        if re.fullmatch(_ISO_LOCAL, value):
+            raise rule_error(
+                f"has no timezone: LLMCP timestamps are UTC, end with Z (got {value!r})"
+            )
+        if not re.fullmatch(_ISO_UTC, value):
+            raise rule_error(
+                f"must be an ISO-8601 UTC timestamp like 2026-01-28T12:34:56.789Z (got {value!r})"
+            )
+        try:
+            parsed = datetime.fromisoformat(value.upper())
+        except ValueError as exc:
+            raise rule_error(f"is not a real date and time: {exc} (got {value!r})") from None
+    else:
+        raise rule_error(f"must be an ISO-8601 UTC timestamp string (got {json_type(value)})")
+    offset = parsed.utcoffset()
+    if offset is None:
+        raise rule_error("must carry a timezone; LLMCP timestamps are UTC (end with Z)")
+    if offset.total_seconds() != 0:
+        raise rule_error(f"must be UTC (Z or +00:00), not offset {parsed.strftime('%z')}")
+    return parsed.astimezone(UTC)
+
+
+def format_timestamp(value: datetime) -> str:
+    """ISO-8601 with `Z`, keeping exactly the precision the value has (seconds, ms or us)."""
+    micro = value.microsecond
+    spec = "seconds" if micro == 0 else "milliseconds" if micro % 1000 == 0 else "microseconds"
+    return value.astimezone(UTC).isoformat(timespec=spec).replace("+00:00", "Z")
+
+
+Timestamp = Annotated[
+    datetime,
+    BeforeValidator(_parse_timestamp),
+    PlainSerializer(format_timestamp, return_type=str),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": f"^{_ISO_UTC}$",
+            "description": "ISO-8601 UTC timestamp, e.g. 2026-01-28T12:34:56.789Z",
+        }
+    ),
+]
+"""An ISO-8601 timestamp that must be UTC; serialized with a `Z` suffix."""
+
+
+# --- URLs ---------------------------------------------------------------------------------
+# Spelled-out case classes instead of re.IGNORECASE so the same text is a valid JSON Schema
+# pattern (JSON Schema patterns have no flags).
+
+MAX_URL_LENGTH = 8192
+_HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+\S*"
+_MAILTO = r"[Mm][Aa][Ii][Ll][Tt][Oo]:\S+"
+_SOURCE_REF = r"laika:source/[A-Za-z0-9_:.-]+"
+
+
+def _url_rule(pattern: str, rule: str) -> tuple[AfterValidator, Any]:
+    """Validator and JSON Schema metadata for a `str` that must fully match `pattern`."""
+
+    def check(value: str) -> str:
+        if len(value) > MAX_URL_LENGTH:
+            raise rule_error(f"is longer than {MAX_URL_LENGTH} characters")
+        if not re.fullmatch(pattern, value):
+            raise rule_error(f"{rule} (got {value!r})")
+        return value
+
+    schema: JsonDict = {"pattern": f"^(?:{pattern})$", "maxLength": MAX_URL_LENGTH}
+    return AfterValidator(check), Field(json_schema_extra=schema)
+
+
+WebUrl = Annotated[str, *_url_rule(_HTTP, "must be an absolute http(s) URL")]
+"""An absolute http(s) URL: the address of a web page or an outbound link."""
+
+SourceUrl = Annotated[
+    str,
+    *_url_rule(
+        f"{_HTTP}|{_SOURCE_REF}",
+        "must be an absolute http(s) URL, or laika:source/<source_id> for a source with no web "
+        "address (a note)",
+    ),
+]
+"""Where a stored source can be opened: its web URL, or `laika:source/<id>` for notes."""
+
+LinkHref = Annotated[
+    str,
+    *_url_rule(
+        f"{_HTTP}|{_MAILTO}", "must be an http, https or mailto link (no other scheme renders)"
+    ),
+]
+"""A link target in rendered output: only http, https and mailto are ever allowed."""
+
+
+def _exact_int(value: object) -> object:
+    # bool is an int subclass and 1.0 == 1: both would pass a Literal[1] check otherwise.
+    if type(value) is not int:
+        raise rule_error(f"must be an integer (got {json_type(value)})")
+    return value
+
+
+ExactInt = BeforeValidator(_exact_int)
+"""Put in front of Literal[int] fields: rejects booleans and floats that compare equal."""
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

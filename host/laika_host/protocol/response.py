@@ -1,0 +1,58 @@
+"""Response packets: the model's answer, citations and tool proposals (spec 000)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import model_validator
+
+from ._base import LlmcpModel, NonEmptyStr, optional, rule_error
+from .citations import Citation
+from .envelope import Envelope
+from .render_tree import Document
+from .tools import ToolCall
+
+ContentPath = Literal["render", "markdown_fallback"]
+
+
+class InReplyTo(LlmcpModel):
+    request_id: NonEmptyStr
+
+
+class Assistant(LlmcpModel):
+    """The human-readable answer: `render` (required in JSON mode) or `markdown` (fallback)."""
+
+    title: str | None = optional()
+    render: Document | None = optional()
+    markdown: str | None = optional()
+    citations: list[Citation] = []
+
+    @model_validator(mode="after")
+    def _has_content(self) -> Assistant:
+        if self.render is None and self.markdown is None:
+            raise rule_error(
+                "required in JSON mode: a render Document, or assistant.markdown as the "
+                "lenient fallback",
+                at=("render",),
+            )
+        return self
+
+    @property
+    def content_path(self) -> ContentPath:
+        """Which field carries the answer: the spec's render tree or the lenient fallback."""
+        return "render" if self.render is not None else "markdown_fallback"
+
+    def answer_markdown(self) -> str:
+        """The answer as Markdown, whichever path the model took."""
+        if self.render is not None:
+            return self.render.to_markdown()
+        return self.markdown or ""
+
+
+class ResponsePacket(Envelope):
+    """The model's reply to one request."""
+
+    type: Literal["response"]
+    in_reply_to: InReplyTo
+    assistant: Assistant
+    tool_calls: list[ToolCall] = []
