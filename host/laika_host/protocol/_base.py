@@ -52,6 +52,11 @@ class LlmcpModel(BaseModel):
         return self.model_dump_json(indent=indent)
 
 
+def one_of_required(*fields: str) -> ConfigDict:
+    """Model config stating in the JSON Schema that at least one of `fields` must be present."""
+    return ConfigDict(json_schema_extra={"anyOf": [{"required": [name]} for name in fields]})
+
+
 def optional(default: Any = None, **kwargs: Any) -> Any:
     """A field that may be absent; `None` is omitted on output instead of written as null."""
     return Field(default=default, exclude_if=lambda value: value is None, **kwargs)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ._base import LlmcpModel, NonEmptyStr, SourceUrl, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, SourceUrl, one_of_required, optional, rule_error
 
 
 class Locator(LlmcpModel):
@@ -22,6 +22,8 @@ class Citation(LlmcpModel):
     `source_id` names a collection source and `doc_id` a context document of the request; at
     least one is required so the quote can be checked against the stored text.
     """
+
+    model_config = one_of_required("source_id", "doc_id")
 
     source_id: NonEmptyStr | None = optional()
     doc_id: NonEmptyStr | None = optional()

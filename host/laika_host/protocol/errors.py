@@ -53,11 +53,12 @@ def json_path(data: Any, loc: Iterable[str | int]) -> tuple[str | int, ...]:
     node: Any = data
     tag_skipped = False  # at most one tag segment per object level
     for segment in loc:
-        if _has_child(node, segment):
-            node, tag_skipped = node[segment], False
-        elif isinstance(node, dict) and not tag_skipped and _is_tag(node, segment):
+        # The tag test comes first: in {"type": "text", "text": ...} the tag is also a key.
+        if isinstance(node, dict) and not tag_skipped and _is_tag(node, segment):
             tag_skipped = True
             continue
+        if _has_child(node, segment):
+            node, tag_skipped = node[segment], False
         else:
             node = None
         path.append(segment)

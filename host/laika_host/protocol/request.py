@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from ._base import LlmcpModel, NonEmptyStr, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, one_of_required, optional, rule_error
 from .documents import ContextDocument
 from .envelope import Envelope
 
@@ -29,6 +29,10 @@ class Task(LlmcpModel):
 
 
 class Input(LlmcpModel):
+    """What is asked: the user's words, the agent's task, or both."""
+
+    model_config = one_of_required("user_message", "task")
+
     user_message: UserMessage | None = optional()
     task: Task | None = optional()
 

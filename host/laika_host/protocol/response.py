@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from ._base import LlmcpModel, NonEmptyStr, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, one_of_required, optional, rule_error
 from .citations import Citation
 from .envelope import Envelope
 from .render_tree import Document
@@ -21,6 +21,8 @@ class InReplyTo(LlmcpModel):
 
 class Assistant(LlmcpModel):
     """The human-readable answer: `render` (required in JSON mode) or `markdown` (fallback)."""
+
+    model_config = one_of_required("render", "markdown")
 
     title: str | None = optional()
     render: Document | None = optional()

@@ -38,6 +38,8 @@ _LIST_NUMBER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)", re.MULTILINE)
 _HEADING_CLOSER = re.compile(r"(\s)(#+)$")
 _HREF_SPECIAL = re.compile(r"([\\()<>])")
 
+_NEWLINES = re.compile(r"\r\n?|\n")
+
 _INLINE_TYPES = (Text, InlineCode, LineBreak, Strong, Emphasis, Link)
 
 
@@ -101,7 +103,7 @@ def _block(block: ListItemChild, *, alternate_marker: bool = False) -> str:
 
 def _paragraph_text(children: Sequence[Inline]) -> str:
     text = _inlines(children)
-    lines = [line.strip() for line in text.split("\n")]
+    lines = [line.strip(" \t") for line in text.split("\n")]  # what Markdown itself strips
     text = "\n".join(line for line in lines if line)
     text = _LINE_START_SPECIAL.sub(r"\\\1", text)
     return _LIST_NUMBER.sub(r"\1\\\2", text)
@@ -162,7 +164,7 @@ def _inlines(children: Sequence[Inline], *, in_table: bool = False) -> str:
 
 def _inline(node: Inline, in_table: bool) -> str:
     if isinstance(node, Text):
-        return escape_text(re.sub(r"\n\s*\n+", "\n", node.text))
+        return escape_text(_NEWLINES.sub("\n", node.text))
     if isinstance(node, InlineCode):
         return _code_span(node.text, in_table)
     if isinstance(node, LineBreak):

@@ -1,0 +1,73 @@
+"""Shared test helpers: fixture loading, the real `laika` executable, JSON Schema validators."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SPEC_FIXTURES = FIXTURES / "spec000"
+SCHEMA_DIR = REPO / "schema"
+
+
+def load_fixture(name: str) -> Any:
+    return json.loads((SPEC_FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@cache
+def _registry() -> Registry:
+    resources = []
+    for path in SCHEMA_DIR.rglob("*.schema.json"):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], Resource.from_contents(contents)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def schema_validator(relative: str) -> Draft202012Validator:
+    """A validator for one committed schema file, e.g. `llmcp/request.schema.json`."""
+    contents = json.loads((SCHEMA_DIR / relative).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(contents)
+    return Draft202012Validator(contents, registry=_registry())
+
+
+def laika_executable() -> str:
+    """The installed console script next to this interpreter (what a user runs)."""
+    candidate = Path(sys.executable).with_name("laika")
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("laika")
+    if found is None:
+        pytest.fail("the `laika` console script is not installed; run `pip install -e .`")
+    return found
+
+
+def run_laika(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `laika` command in a subprocess, as a user would."""
+    completed = subprocess.run(
+        [laika_executable(), *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd or REPO,
+        env={**os.environ, "PYTHONUTF8": "1"},
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        completed.args,
+        completed.returncode,
+        completed.stdout.decode("utf-8"),
+        completed.stderr.decode("utf-8"),
+    )
