@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from support import load_fixture, run_laika, schema_validator
 
 from laika_host.protocol import check_packet
+
+from support import load_fixture, run_laika, schema_validator
 
 Op = tuple[Any, ...]
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

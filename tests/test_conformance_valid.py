@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from support import SPEC_FIXTURES, load_fixture, run_laika, schema_validator
 
 from laika_host.protocol import (
     CONTENT_MODELS,
+    TOOL_CALL_MODELS,
     Citation,
     RequestPacket,
     ResponsePacket,
-    TOOL_CALL_MODELS,
     check_packet,
 )
 from laika_host.protocol.validate import EnvelopeHeader
+
+from support import SPEC_FIXTURES, load_fixture, run_laika, schema_validator
 
 PACKETS = {
     "request_schema": ("request", "uuid"),

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from strategies import render_documents
-
 from laika_host.protocol import Document
 from laika_host.render import document_to_markdown
+
+from strategies import render_documents
 
 MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
@@ -214,7 +214,9 @@ def _rendered_text(markdown: str) -> str:
 
 
 # markdown-it trims a paragraph's two ends like JavaScript's String.prototype.trim
-_JS_WHITESPACE = " \t\n\v\f\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = " \t\n\v\f\r\xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(
+    chr(code) for code in range(0x2000, 0x200B)
+)
 
 
 def _expected(value: str) -> str:

@@ -8,10 +8,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import json_values, packets, render_documents
-from support import schema_validator
 
 from laika_host.protocol import Document, RequestPacket, ResponsePacket, check_packet
+
+from strategies import json_values, packets, render_documents
+from support import schema_validator
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -79,7 +80,8 @@ def test_arbitrary_json_never_crashes_the_validator(data: Any) -> None:
     result = check_packet(data)
     assert not result.ok
     assert result.issues
-    assert all(issue.path and issue.message for issue in result.issues)
+    assert all(issue.path for issue in result.issues)
+    assert all(issue.message for issue in result.issues)
 
 
 def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -111,5 +113,6 @@ def test_mutated_packets_never_crash_and_issues_name_a_path(
         parent[target[-1]] = replacement
     result = check_packet(mutated)
     for issue in result.issues:
-        assert issue.path and issue.message
+        assert issue.path
+        assert issue.message
         assert not issue.path.startswith(".")
