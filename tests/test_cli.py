@@ -87,7 +87,7 @@ def test_validate_json_output() -> None:
     assert done.returncode == 1
     result = json.loads(done.stdout)
     assert result["ok"] is False
-    assert result["type"] == "response"
+    assert result["kind"] == "response"
     assert result["issues"] == [
         {
             "path": "assistant.citations[0].confidence",

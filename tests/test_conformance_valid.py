@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from laika_host.protocol import (
@@ -34,18 +36,67 @@ def test_spec_packet_validates(name: str) -> None:
     data = load_fixture(name)
     result = check_packet(data)
     assert result.issues == []
-    assert (result.packet_type, result.packet_id) == PACKETS[name]
-    model = RequestPacket if result.packet_type == "request" else ResponsePacket
+    assert (result.kind, result.label) == PACKETS[name]
+    model = RequestPacket if result.kind == "request" else ResponsePacket
     assert isinstance(result.packet, model)
-    schema_validator(f"llmcp/{result.packet_type}.schema.json").validate(data)
+    schema_validator(f"llmcp/{result.kind}.schema.json").validate(data)
 
 
-@pytest.mark.parametrize("name", sorted(PACKETS))
-def test_laika_validate_accepts_spec_packet(name: str) -> None:
+EVERY_EXAMPLE = {
+    "envelope": "ok envelope uuid",
+    "request_schema": "ok request uuid",
+    "web.observation.summary.v1": "ok web.observation.summary.v1 https://example.com",
+    "web.observation.chunk.v1": "ok web.observation.chunk.v1 https://example.com",
+    "collection.index.v1": "ok collection.index.v1 col:123",
+    "collection.source.v1": "ok collection.source.v1 src:1",
+    "response_schema": "ok response uuid",
+    "citation": "ok citation src_123",
+    "tool_call": "ok tool_call browser.click",
+    "summarize_request": "ok request req-1",
+    "summarize_response": "ok response res-1",
+}
+
+
+def test_every_example_is_listed() -> None:
+    assert {path.stem for path in SPEC_FIXTURES.glob("*.json")} == set(EVERY_EXAMPLE)
+
+
+@pytest.mark.parametrize("name", list(EVERY_EXAMPLE))
+def test_laika_validate_accepts_every_spec_example(name: str) -> None:
     done = run_laika("validate", str(SPEC_FIXTURES / f"{name}.json"))
     assert done.returncode == 0, done.stdout + done.stderr
-    packet_type, packet_id = PACKETS[name]
-    assert done.stdout == f"ok {packet_type} {packet_id}\n"
+    assert done.stdout == EVERY_EXAMPLE[name] + "\n"
+
+
+def test_an_envelope_alone_is_not_a_complete_packet() -> None:
+    # `laika validate` recognises the bare envelope; the host's packet check does not accept it
+    assert not check_packet(load_fixture("envelope")).ok
+    forced = run_laika("validate", "--as", "request", str(SPEC_FIXTURES / "envelope.json"))
+    assert forced.returncode == 1
+    assert forced.stdout == "input: required field is missing\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "expected"),
+    [
+        ("tool_call", {"reason": "x"}, "reason: unknown key 'reason'"),
+        ("citation", {"confidence": 1.5}, "confidence: must be <= 1.0 (got 1.5)"),
+        ("web.observation.chunk.v1", {"chunk_index": 4}, "chunk_index: must be <= chunk_count (3)"),
+        (
+            "collection.source.v1",
+            {"url": "file:///etc/passwd"},
+            "url: must be an absolute http(s) URL",
+        ),
+        ("envelope", {"sender": {"role": "system"}}, "sender.role: must be 'user', 'agent'"),
+    ],
+)
+def test_laika_validate_rejects_parts_by_their_own_rules(
+    name: str, edit: dict[str, object], expected: str
+) -> None:
+    data = {**load_fixture(name), **edit}
+    done = run_laika("validate", "-", stdin=json.dumps(data).encode())
+    assert done.returncode == 1
+    assert done.stdout.startswith(expected), done.stdout
 
 
 def test_envelope_example_is_a_valid_envelope() -> None:

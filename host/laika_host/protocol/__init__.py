@@ -50,7 +50,17 @@ from .tools import (
     ToolCall,
     ToolCallBase,
 )
-from .validate import NotJsonError, Packet, PacketCheck, check_packet, check_packet_text, parse_json
+from .validate import (
+    OBJECT_KINDS,
+    Check,
+    NotJsonError,
+    Packet,
+    check_object,
+    check_packet,
+    check_packet_text,
+    detect_kind,
+    parse_json,
+)
 
 __all__ = [
     "BROWSER_TOOLS",
@@ -58,6 +68,7 @@ __all__ = [
     "CONTENT_MODELS",
     "DOCUMENT_KINDS",
     "INDEX_KIND",
+    "OBJECT_KINDS",
     "PROTOCOL_NAME",
     "PROTOCOL_VERSION",
     "SOURCE_KIND",
@@ -68,6 +79,7 @@ __all__ = [
     "TOOL_CALL_MODELS",
     "WEB_DERIVED_KINDS",
     "Assistant",
+    "Check",
     "ChunkDocument",
     "Citation",
     "CollectionIndex",
@@ -90,7 +102,6 @@ __all__ = [
     "NotJsonError",
     "Output",
     "Packet",
-    "PacketCheck",
     "ProtocolInfo",
     "RequestPacket",
     "ResponsePacket",
@@ -105,8 +116,10 @@ __all__ = [
     "UserMessage",
     "WebObservationChunk",
     "WebObservationSummary",
+    "check_object",
     "check_packet",
     "check_packet_text",
+    "detect_kind",
     "format_timestamp",
     "parse_json",
 ]
