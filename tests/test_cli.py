@@ -57,6 +57,13 @@ def test_validate_duplicate_keys_exit_2() -> None:
     assert "'type' twice" in done.stderr
 
 
+def test_validate_deeply_nested_json_exits_2() -> None:
+    done = run_laika("validate", "-", stdin=b"[" * 100_000 + b"]" * 100_000)
+    assert done.returncode == 2
+    assert "too deeply" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_validate_empty_input_exits_2() -> None:
     assert run_laika("validate", "-", stdin=b"").returncode == 2
 

@@ -8,11 +8,14 @@ Markdown.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from ._base import LinkHref, LlmcpModel, optional
+from ._base import LinkHref, LlmcpModel, optional, rule_error
+
+MAX_DEPTH = 32
+"""Deepest nesting of nodes a Document may have; real answers stay far below it."""
 
 # --- inlines ------------------------------------------------------------------------------
 
@@ -152,10 +155,31 @@ class Document(LlmcpModel):
     type: Literal["doc"]
     children: list[Block] = []
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_depth(cls, data: Any) -> Any:
+        if _node_depth(data) > MAX_DEPTH:
+            raise rule_error(f"nests nodes deeper than {MAX_DEPTH} levels", at=("children",))
+        return data
+
     def to_markdown(self) -> str:
         from ..render import document_to_markdown  # render imports protocol, not the reverse
 
         return document_to_markdown(self)
+
+
+def _node_depth(data: Any) -> int:
+    """How many node levels deep `data` goes (iterative: hostile input must not recurse)."""
+    deepest = 0
+    stack = [(data, 1)]
+    while stack and deepest <= MAX_DEPTH:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, dict):
+            for value in node.values():  # children, items, rows, cells
+                if isinstance(value, list):
+                    stack.extend((child, depth + 1) for child in value if isinstance(child, dict))
+    return deepest
 
 
 for _model in (Strong, Emphasis, Link, ListItem, Blockquote, Document):

@@ -177,6 +177,10 @@ def parse_json(text: str | bytes) -> Any:
         )
     except json.JSONDecodeError as exc:
         raise NotJsonError(f"input is not JSON: {exc}") from None
+    except RecursionError:
+        raise NotJsonError(
+            "input nests arrays or objects too deeply to be an LLMCP packet"
+        ) from None
 
 
 def check_packet_text(text: str | bytes) -> Check:
