@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     AfterValidator,
@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     WithJsonSchema,
+    model_validator,
 )
 from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
@@ -52,9 +53,26 @@ class LlmcpModel(BaseModel):
         return self.model_dump_json(indent=indent)
 
 
-def one_of_required(*fields: str) -> ConfigDict:
-    """Model config stating in the JSON Schema that at least one of `fields` must be present."""
-    return ConfigDict(json_schema_extra={"anyOf": [{"required": [name]} for name in fields]})
+def _one_of_schema(schema: JsonDict, cls: type[BaseModel]) -> None:
+    fields = getattr(cls, "one_of", ())
+    schema["anyOf"] = [{"required": [name]} for name in fields]
+
+
+class OneOfRequired(LlmcpModel):
+    """A model that needs at least one of the fields in `one_of`; `one_of_rule` says why.
+
+    The rule is enforced on validation and stated in the model's JSON Schema (`anyOf`).
+    """
+
+    model_config = ConfigDict(json_schema_extra=_one_of_schema)
+    one_of: ClassVar[tuple[str, ...]] = ()
+    one_of_rule: ClassVar[str] = ""
+
+    @model_validator(mode="after")
+    def _one_of_present(self) -> Self:
+        if all(getattr(self, name) is None for name in self.one_of):
+            raise rule_error(self.one_of_rule, at=(self.one_of[0],))
+        return self
 
 
 def optional(default: Any = None, **kwargs: Any) -> Any:

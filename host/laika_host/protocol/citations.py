@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
-from ._base import LlmcpModel, NonEmptyStr, SourceUrl, one_of_required, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, OneOfRequired, SourceUrl, optional
 
 
 class Locator(LlmcpModel):
@@ -16,14 +16,17 @@ class Locator(LlmcpModel):
     value: NonEmptyStr
 
 
-class Citation(LlmcpModel):
+class Citation(OneOfRequired):
     """A quote from a source that supports a claim.
 
     `source_id` names a collection source and `doc_id` a context document of the request; at
     least one is required so the quote can be checked against the stored text.
     """
 
-    model_config = one_of_required("source_id", "doc_id")
+    one_of = ("source_id", "doc_id")
+    one_of_rule = (
+        "a citation needs source_id (collection source) or doc_id (context document), or both"
+    )
 
     source_id: NonEmptyStr | None = optional()
     doc_id: NonEmptyStr | None = optional()
@@ -31,13 +34,3 @@ class Citation(LlmcpModel):
     quote: NonEmptyStr
     locator: Locator | None = optional()
     confidence: Annotated[float, Field(ge=0.0, le=1.0)] | None = optional()
-
-    @model_validator(mode="after")
-    def _names_a_source(self) -> Citation:
-        if self.source_id is None and self.doc_id is None:
-            raise rule_error(
-                "a citation needs source_id (collection source) or doc_id (context document), "
-                "or both",
-                at=("source_id",),
-            )
-        return self

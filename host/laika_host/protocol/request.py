@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from ._base import LlmcpModel, NonEmptyStr, one_of_required, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, OneOfRequired, optional, rule_error
 from .documents import ContextDocument
 from .envelope import Envelope
 
@@ -28,21 +28,14 @@ class Task(LlmcpModel):
     args: dict[str, JsonValue] = {}
 
 
-class Input(LlmcpModel):
+class Input(OneOfRequired):
     """What is asked: the user's words, the agent's task, or both."""
 
-    model_config = one_of_required("user_message", "task")
+    one_of = ("user_message", "task")
+    one_of_rule = "a request needs input.user_message, input.task, or both"
 
     user_message: UserMessage | None = optional()
     task: Task | None = optional()
-
-    @model_validator(mode="after")
-    def _says_something(self) -> Input:
-        if self.user_message is None and self.task is None:
-            raise rule_error(
-                "a request needs input.user_message, input.task, or both", at=("user_message",)
-            )
-        return self
 
 
 class Context(LlmcpModel):

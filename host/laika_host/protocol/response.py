@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import model_validator
-
-from ._base import LlmcpModel, NonEmptyStr, one_of_required, optional, rule_error
+from ._base import LlmcpModel, NonEmptyStr, OneOfRequired, optional
 from .citations import Citation
 from .envelope import Envelope
 from .render_tree import Document
@@ -19,25 +17,18 @@ class InReplyTo(LlmcpModel):
     request_id: NonEmptyStr
 
 
-class Assistant(LlmcpModel):
+class Assistant(OneOfRequired):
     """The human-readable answer: `render` (required in JSON mode) or `markdown` (fallback)."""
 
-    model_config = one_of_required("render", "markdown")
+    one_of = ("render", "markdown")
+    one_of_rule = (
+        "required in JSON mode: a render Document, or assistant.markdown as the lenient fallback"
+    )
 
     title: str | None = optional()
     render: Document | None = optional()
     markdown: str | None = optional()
     citations: list[Citation] = []
-
-    @model_validator(mode="after")
-    def _has_content(self) -> Assistant:
-        if self.render is None and self.markdown is None:
-            raise rule_error(
-                "required in JSON mode: a render Document, or assistant.markdown as the "
-                "lenient fallback",
-                at=("render",),
-            )
-        return self
 
     @property
     def content_path(self) -> ContentPath:
