@@ -5,6 +5,7 @@ Import from here; the submodules are an implementation detail:
     from laika_host.protocol import check_packet, RequestPacket, ResponsePacket
 """
 
+from ..issues import Issue
 from ._base import LlmcpModel, format_timestamp
 from .citations import Citation, Locator
 from .documents import (
@@ -37,7 +38,6 @@ from .envelope import (
     Sender,
     SenderRole,
 )
-from .errors import Issue
 from .render_tree import Document
 from .request import TASK_NAMES, Context, Input, Output, RequestPacket, Task, UserMessage
 from .response import Assistant, ContentPath, InReplyTo, ResponsePacket

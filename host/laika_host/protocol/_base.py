@@ -22,15 +22,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic.config import JsonDict
-from pydantic_core import PydanticCustomError
 
-RULE_ERROR = "llmcp_rule"
-"""Error type of every rule this package enforces itself (as opposed to pydantic's built-ins)."""
-
-
-def rule_error(message: str, *, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
-    """An error that states the violated rule; `at` extends the error's path below the model."""
-    return PydanticCustomError(RULE_ERROR, "{message}", {"message": message, "at": at})
+from ..issues import json_type, rule_error
 
 
 class LlmcpModel(BaseModel):
@@ -194,20 +187,3 @@ def _exact_int(value: object) -> object:
 
 ExactInt = BeforeValidator(_exact_int)
 """Put in front of Literal[int] fields: rejects booleans and floats that compare equal."""
-
-
-def json_type(value: object) -> str:
-    """The JSON name of a Python value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__

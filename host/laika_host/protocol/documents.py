@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
+from ..issues import rule_error
 from ._base import (
     LlmcpModel,
     NonEmptyStr,
@@ -19,7 +20,6 @@ from ._base import (
     Timestamp,
     WebUrl,
     optional,
-    rule_error,
 )
 
 SUMMARY_KIND = "web.observation.summary.v1"

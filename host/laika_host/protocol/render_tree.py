@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from ._base import LinkHref, LlmcpModel, optional, rule_error
+from ..issues import rule_error
+from ._base import LinkHref, LlmcpModel, optional
 
 MAX_DEPTH = 32
 """Deepest nesting of nodes a Document may have; real answers stay far below it."""

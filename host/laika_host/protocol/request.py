@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from ._base import LlmcpModel, NonEmptyStr, OneOfRequired, optional, rule_error
+from ..issues import rule_error
+from ._base import LlmcpModel, NonEmptyStr, OneOfRequired, optional
 from .documents import ContextDocument
 from .envelope import Envelope
 

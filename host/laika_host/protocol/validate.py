@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
+from ..issues import Issue, issues_from
 from ._base import LlmcpModel
 from .citations import Citation
 from .documents import CONTENT_MODELS, ContextDocument
 from .envelope import Envelope
-from .errors import Issue, issues_from
 from .render_tree import Document
 from .request import RequestPacket
 from .response import ContentPath, ResponsePacket

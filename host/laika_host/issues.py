@@ -1,5 +1,8 @@
 """Turn pydantic validation errors into `<json.path>: <rule>` issues a person can act on.
 
+Shared by the LLMCP models and the native-messaging router. It imports nothing heavy from the
+rest of the package, so the host can report a bad request without loading the LLMCP models.
+
 Paths are written the way JavaScript would reach the value (`context.documents[0].trust`,
 `$` for the packet itself). Pydantic's locations also contain the tag of a discriminated union
 (`documents, 0, "web.observation.summary.v1", content`); those segments are not in the JSON, so
@@ -14,9 +17,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+from pydantic_core import ErrorDetails, PydanticCustomError
 
-from ._base import RULE_ERROR, json_type
+RULE_ERROR = "llmcp_rule"
+"""Error type of every rule this package enforces itself (as opposed to pydantic's built-ins)."""
+
+
+def rule_error(message: str, *, at: tuple[str | int, ...] = ()) -> PydanticCustomError:
+    """An error that states the violated rule; `at` extends the error's path below the model."""
+    return PydanticCustomError(RULE_ERROR, "{message}", {"message": message, "at": at})
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
 
 _DISCRIMINATOR_KEYS = ("kind", "doc_type", "type", "name")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
