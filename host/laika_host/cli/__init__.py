@@ -8,6 +8,8 @@ from .. import __version__
 from ._lazy import LazyGroup
 
 COMMANDS = {
+    "host": "laika_host.cli.host:host",
+    "serve": "laika_host.cli.host:serve",
     "schema": "laika_host.cli.schema:schema",
     "validate": "laika_host.cli.validate:validate",
 }

@@ -6,6 +6,7 @@ Import from here; the submodules are an implementation detail:
 """
 
 from ..issues import Issue
+from ..strict_json import NotJsonError
 from ._base import LlmcpModel, format_timestamp
 from .citations import Citation, Locator
 from .documents import (
@@ -53,7 +54,6 @@ from .tools import (
 from .validate import (
     OBJECT_KINDS,
     Check,
-    NotJsonError,
     Packet,
     check_object,
     check_packet,

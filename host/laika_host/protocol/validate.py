@@ -9,7 +9,6 @@ input; both return every problem found.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from ..issues import Issue, issues_from
+from ..strict_json import loads_strict
 from ._base import LlmcpModel
 from .citations import Citation
 from .documents import CONTENT_MODELS, ContextDocument
@@ -36,10 +36,6 @@ class EnvelopeHeader(Envelope):
     """The envelope alone, other keys ignored: used to report envelope errors of any packet."""
 
     model_config = ConfigDict(extra="ignore")
-
-
-class NotJsonError(ValueError):
-    """The input is not a JSON document at all (as opposed to JSON that breaks LLMCP rules)."""
 
 
 @dataclass(frozen=True)
@@ -165,37 +161,10 @@ def _not_an_object(data: Any) -> Check:
 
 
 def parse_json(text: str | bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys (parsers disagree on them)."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise NotJsonError(f"input is not UTF-8 text: {exc}") from None
-    try:
-        return json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_reject_duplicate_keys
-        )
-    except json.JSONDecodeError as exc:
-        raise NotJsonError(f"input is not JSON: {exc}") from None
-    except RecursionError:
-        raise NotJsonError(
-            "input nests arrays or objects too deeply to be an LLMCP packet"
-        ) from None
+    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, bounded nesting."""
+    return loads_strict(text)
 
 
 def check_packet_text(text: str | bytes) -> Check:
     """Parse and validate a packet; raises `NotJsonError` only when the input is not JSON."""
     return check_packet(parse_json(text))
-
-
-def _reject_constant(name: str) -> Any:
-    raise NotJsonError(f"input is not strict JSON: {name} is not a JSON number")
-
-
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise NotJsonError(f"input has the key {key!r} twice in one object")
-        result[key] = value
-    return result

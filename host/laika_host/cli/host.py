@@ -1,0 +1,57 @@
+"""`laika host` (what the browser runs) and `laika serve --socket` (the Safari relay)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.argument("browser_args", nargs=-1, type=click.UNPROCESSED)
+def host(browser_args: tuple[str, ...]) -> None:
+    """Run the native-messaging host on stdin/stdout, as a browser starts it.
+
+    Takes whatever the browser passes: Chrome's caller origin `chrome-extension://<id>/`,
+    Firefox's manifest path and extension id, Windows' `--parent-window=`. Writes only frames
+    to stdout; logs go to stderr and to logs/host.log in the data directory. `laika install`
+    sets browsers up to run this.
+    """
+    from ..native.host_main import run_host
+
+    sys.exit(run_host(list(browser_args)))
+
+
+@click.command()
+@click.option(
+    "--socket",
+    "socket_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Socket path (default: laika.sock in the data directory).",
+)
+def serve(socket_path: Path | None) -> None:
+    """Serve the host's messages on a Unix domain socket (for the Safari relay).
+
+    Same frames and message types as `laika host`. The socket is created mode 0600 and
+    connections from other users are refused. Stop with Ctrl-C.
+    """
+    import asyncio
+    import contextlib
+
+    from ..native.logsetup import configure_logging
+    from ..native.socket_server import serve_socket
+    from ..paths import data_dir
+
+    configure_logging("serve.log")
+    path = socket_path or data_dir() / "laika.sock"
+    click.echo(f"serving on {path} (Ctrl-C to stop)", err=True)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_socket(path))
+    except FileExistsError as exc:
+        raise click.ClickException(str(exc)) from None

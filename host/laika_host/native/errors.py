@@ -1,0 +1,71 @@
+"""The stable error codes of the native protocol (documented in docs/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    BAD_FRAME = "bad_frame"
+    BAD_JSON = "bad_json"
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_TYPE = "unknown_type"
+    TOO_LARGE = "too_large"
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    PROVIDER_ERROR = "provider_error"
+    POLICY_DENIED = "policy_denied"
+    CANCELLED = "cancelled"
+    INTERNAL = "internal"
+
+
+ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
+    ErrorCode.BAD_FRAME: (False, "The frame is broken: empty, or the stream ended inside it."),
+    ErrorCode.BAD_JSON: (False, "The frame is not UTF-8 JSON (or uses NaN, or repeats a key)."),
+    ErrorCode.BAD_REQUEST: (
+        False,
+        "The JSON is not a valid request: not an object, a missing or wrong id/type, or a "
+        "payload that fails its schema. `details.issues` lists each JSON path and rule.",
+    ),
+    ErrorCode.UNKNOWN_TYPE: (False, "No handler is registered for this message type."),
+    ErrorCode.TOO_LARGE: (
+        False,
+        "A request frame claims more than 64 MiB, or a result would exceed a bound.",
+    ),
+    ErrorCode.NOT_FOUND: (False, "The thing the request names does not exist."),
+    ErrorCode.CONFLICT: (False, "The request clashes with current state (e.g. an id in use)."),
+    ErrorCode.PROVIDER_ERROR: (True, "The model provider failed; `details` says how."),
+    ErrorCode.POLICY_DENIED: (False, "The policy gate refused the action."),
+    ErrorCode.CANCELLED: (False, "The request was cancelled (host.cancel, or the host stopped)."),
+    ErrorCode.INTERNAL: (False, "A bug in the host; the log file has the traceback."),
+}
+"""code -> (retryable by default, meaning)."""
+
+
+class HostError(Exception):
+    """An error that becomes `{ok: false, error: {...}}` for one request."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        details: dict[str, Any] | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+        self.retryable = ERROR_TABLE[code][0] if retryable is None else retryable
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "code": self.code.value,
+            "message": self.message,
+            "retryable": self.retryable,
+        }
+        if self.details is not None:
+            body["details"] = self.details
+        return body

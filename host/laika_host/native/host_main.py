@@ -1,0 +1,66 @@
+"""Entry point the browser runs: `laika host ARGS` or `python -m laika_host.native ARGS`.
+
+Browsers pass: Chrome and its forks the caller origin `chrome-extension://<id>/` (and on
+Windows `--parent-window=<hwnd>`); Firefox the manifest path and the extension id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Sequence
+
+from .session import Caller, Session, SessionOptions
+
+log = logging.getLogger("laika.host")
+
+
+def parse_browser_args(argv: Sequence[str]) -> Caller:
+    """Who launched us, from the arguments each browser passes; unknown ones are kept."""
+    origin = extension_id = manifest = parent = None
+    browser = "unknown"
+    other: list[str] = []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg.startswith("chrome-extension://"):
+            browser, origin = "chromium", arg
+            extension_id = arg.removeprefix("chrome-extension://").strip("/") or None
+        elif arg.startswith("--parent-window="):
+            parent = arg.partition("=")[2]
+        elif arg.endswith(".json") and args and not args[0].startswith("-"):
+            browser, manifest, extension_id = "firefox", arg, args.pop(0)
+        else:
+            other.append(arg)
+    return Caller(browser, origin, extension_id, manifest, parent, tuple(other))
+
+
+def run_host(argv: Sequence[str]) -> int:
+    """Serve one browser port on stdin/stdout until it closes; exit status 0."""
+    from .stdio import protect_stdout
+
+    frames_fd = protect_stdout()  # first: nothing may ever reach the real stdout
+    from .logsetup import configure_logging
+
+    configure_logging()
+    caller = parse_browser_args(argv)
+    log.info("host starting for %s", caller.to_json() or "an unknown caller")
+    asyncio.run(_serve_stdio(frames_fd, caller))
+    log.info("host stopped")
+    return 0
+
+
+async def _serve_stdio(frames_fd: int, caller: Caller) -> None:
+    from .routes import default_router
+    from .stdio import open_stdio
+
+    reader, sink = await open_stdio(frames_fd)
+    session = Session(reader, sink, default_router(), SessionOptions("stdio", caller=caller))
+    served = asyncio.ensure_future(session.run())
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(signum, reader.feed_eof)  # stop reading, finish, exit 0
+    await served

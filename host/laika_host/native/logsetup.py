@@ -1,0 +1,43 @@
+"""Host logging: stderr (the browser keeps it) and a rotating file in the data directory.
+
+Never stdout: that is the frame stream. Request payloads are never logged, only their type,
+id, outcome and timing.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import sys
+from pathlib import Path
+
+from ..paths import ensure_private_dir, logs_dir
+
+LOG_FORMAT = "%(asctime)s %(levelname)s pid=%(process)d %(name)s: %(message)s"
+MAX_LOG_BYTES = 1_000_000
+LOG_BACKUPS = 3
+
+
+def configure_logging(file_name: str = "host.log") -> Path | None:
+    """Log INFO and up to the rotating file, WARNING and up to stderr; returns the file."""
+    root = logging.getLogger("laika")
+    root.setLevel(os.environ.get("LAIKA_LOG_LEVEL", "INFO").upper())
+    root.propagate = False
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(logging.WARNING)
+    stderr.setFormatter(logging.Formatter(LOG_FORMAT))
+    root.addHandler(stderr)
+    try:
+        path = ensure_private_dir(logs_dir()) / file_name
+        to_file = logging.handlers.RotatingFileHandler(
+            path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+        )
+    except OSError as exc:  # a read-only home must not stop the host
+        root.warning("cannot write the log file in %s: %s", logs_dir(), exc)
+        return None
+    to_file.setFormatter(logging.Formatter(LOG_FORMAT))
+    root.addHandler(to_file)
+    return path
