@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Sequence
 
@@ -57,7 +58,9 @@ async def _serve_stdio(frames_fd: int, caller: Caller) -> None:
     from .stdio import open_stdio
 
     reader, sink = await open_stdio(frames_fd)
-    session = Session(reader, sink, default_router(), SessionOptions("stdio", caller=caller))
+    grace = float(os.environ.get("LAIKA_EOF_GRACE_SECONDS", "5"))
+    options = SessionOptions("stdio", eof_grace_seconds=grace, caller=caller)
+    session = Session(reader, sink, default_router(), options)
     served = asyncio.ensure_future(session.run())
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
