@@ -54,7 +54,10 @@ def laika_executable() -> str:
 
 
 def run_laika(
-    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+    *args: str,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run the real `laika` command in a subprocess, as a user would."""
     completed = subprocess.run(
@@ -62,7 +65,7 @@ def run_laika(
         input=stdin,
         capture_output=True,
         cwd=cwd or REPO,
-        env={**os.environ, "PYTHONUTF8": "1"},
+        env={**(env or os.environ), "PYTHONUTF8": "1"},
         check=False,
     )
     return subprocess.CompletedProcess(

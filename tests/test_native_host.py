@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from native_client import CHROME_ORIGIN, HostProcess, frame
 
 from laika_host import __version__
 from laika_host.native.framing import dumps
+
+from native_client import CHROME_ORIGIN, HostProcess, frame
 
 
 @pytest.fixture
@@ -142,7 +143,9 @@ def test_an_id_still_in_flight_is_a_conflict(host: HostProcess) -> None:
 
 
 def test_streamed_echo_sends_ordered_events_then_one_final_reply(host: HostProcess) -> None:
-    host.send({"id": "s", "type": "host.echo", "payload": {"data": "d", "repeat": 50, "stream": True}})
+    host.send(
+        {"id": "s", "type": "host.echo", "payload": {"data": "d", "repeat": 50, "stream": True}}
+    )
     events = []
     while True:
         message = host.recv()
@@ -202,7 +205,9 @@ def test_stray_writes_to_stdout_never_reach_the_frame_stream() -> None:
 
 def test_input_from_a_regular_file(tmp_path: Path) -> None:
     frames = tmp_path / "in.bin"
-    frames.write_bytes(frame({"id": 1, "type": "host.ping"}) + frame({"id": 2, "type": "host.ping"}))
+    frames.write_bytes(
+        frame({"id": 1, "type": "host.ping"}) + frame({"id": 2, "type": "host.ping"})
+    )
     with frames.open("rb") as stdin:
         done = subprocess.run(
             [sys.executable, "-m", "laika_host.native"],

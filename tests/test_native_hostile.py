@@ -25,7 +25,7 @@ def _cases(rng: random.Random) -> list[Callable[[int], tuple[bytes, Expected]]]:
         return raw_frame(b"\xff\xfe" + rng.randbytes(rng.randint(0, 64))), (None, "bad_json")
 
     def random_bytes(n: int) -> tuple[bytes, Expected]:
-        body = bytes(rng.choice(b"{}[]:,\"abc 019") for _ in range(rng.randint(1, 300)))
+        body = bytes(rng.choice(b'{}[]:,"abc 019') for _ in range(rng.randint(1, 300)))
         try:
             json.loads(body)
         except ValueError:

@@ -8,9 +8,12 @@ from .. import __version__
 from ._lazy import LazyGroup
 
 COMMANDS = {
+    "doctor": "laika_host.cli.install:doctor",
     "host": "laika_host.cli.host:host",
+    "install": "laika_host.cli.install:install",
     "serve": "laika_host.cli.host:serve",
     "schema": "laika_host.cli.schema:schema",
+    "uninstall": "laika_host.cli.install:uninstall",
     "validate": "laika_host.cli.validate:validate",
 }
 """Subcommand name -> `module:attribute`; add new commands here."""

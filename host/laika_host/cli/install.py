@@ -1,0 +1,141 @@
+"""`laika install`, `laika uninstall`, `laika doctor`: connect the host to your browsers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from ..native.doctor import BrowserReport
+
+BROWSER_CHOICES = ("chrome", "chromium", "brave", "edge", "vivaldi", "firefox", "all")
+
+_browser_option = click.option(
+    "--browser",
+    "browsers",
+    multiple=True,
+    type=click.Choice(BROWSER_CHOICES),
+    help="Browser to set up (repeatable; default: all).",
+)
+_user_data_dir_option = click.option(
+    "--user-data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="A Chrome-family --user-data-dir: use <DIR>/NativeMessagingHosts/.",
+)
+_extension_id_option = click.option(
+    "--extension-id",
+    "extension_ids",
+    multiple=True,
+    help="Chrome-family extension id to allow (repeatable; default: the bundled extension's).",
+)
+_gecko_id_option = click.option(
+    "--gecko-id",
+    "gecko_ids",
+    multiple=True,
+    help="Firefox extension id to allow (default: laika@laika-host.dev).",
+)
+
+
+@click.command()
+@_browser_option
+@_extension_id_option
+@_gecko_id_option
+@_user_data_dir_option
+def install(
+    browsers: tuple[str, ...],
+    extension_ids: tuple[str, ...],
+    gecko_ids: tuple[str, ...],
+    user_data_dir: Path | None,
+) -> None:
+    """Register the host with your browsers (user level, no root needed).
+
+    Writes one launcher that pins this Python interpreter, and a host manifest where each
+    browser looks for it. Run `laika doctor` afterwards to check the connection.
+    """
+    from ..native.browsers import DEV_EXTENSION_ID, select
+    from ..native.install import install as do_install
+
+    chosen = select(browsers, user_data_dir)
+    done = do_install(
+        chosen,
+        list(extension_ids) or [DEV_EXTENSION_ID],
+        gecko_ids=list(gecko_ids),
+        user_data_dir=user_data_dir,
+    )
+    for item in done:
+        where = f" (registry {item.registry_key})" if item.registry_key else ""
+        click.echo(f"{item.browser.key:9} {item.manifest}{where}")
+    click.echo("installed; check with `laika doctor`")
+
+
+@click.command()
+@_browser_option
+@_user_data_dir_option
+def uninstall(browsers: tuple[str, ...], user_data_dir: Path | None) -> None:
+    """Remove what `laika install` wrote (manifests, registry keys, the launcher)."""
+    from ..native.browsers import select
+    from ..native.install import uninstall as do_uninstall
+
+    removed = do_uninstall(select(browsers, user_data_dir), user_data_dir=user_data_dir)
+    for path in removed:
+        click.echo(f"removed {path}")
+    if not removed:
+        click.echo("nothing to remove")
+
+
+@click.command()
+@_browser_option
+@_extension_id_option
+@_gecko_id_option
+@_user_data_dir_option
+@click.option("--no-ping", is_flag=True, help="Skip starting the host for a ping.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def doctor(
+    browsers: tuple[str, ...],
+    extension_ids: tuple[str, ...],
+    gecko_ids: tuple[str, ...],
+    user_data_dir: Path | None,
+    no_ping: bool,
+    as_json: bool,
+) -> None:
+    """Check each browser's connection to the host and say how to fix what is wrong.
+
+    Checks the manifest (present, valid, name, type, absolute path, trailing slash, extension
+    id), the launcher and its interpreter, snap/flatpak sandboxes, and that the host answers a
+    ping. Exits 1 when any browser checked has a failure.
+    """
+    from ..native.browsers import select
+    from ..native.doctor import DoctorOptions, diagnose
+
+    options = DoctorOptions(extension_ids, gecko_ids, user_data_dir, ping=not no_ping)
+    candidates = select(browsers, user_data_dir)
+    if not browsers and user_data_dir is None:  # only browsers that are set up or present
+        candidates = [
+            b for b in candidates if b.manifest_path().exists() or b.manifest_dir().parent.exists()
+        ] or candidates
+    reports = [diagnose(browser, options) for browser in candidates]
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in reports], indent=2))
+    else:
+        _print_reports(reports)
+    sys.exit(0 if all(r.ok for r in reports) else 1)
+
+
+def _print_reports(reports: list[BrowserReport]) -> None:
+    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+    for report in reports:
+        click.echo(f"{report.browser.label} ({report.manifest})")
+        for finding in report.findings:
+            line = f"  {marks[finding.level]}  {finding.check}"
+            click.echo(line + (f": {finding.detail}" if finding.detail else ""))
+            if finding.browser_says:
+                click.echo(f"        the browser says: {finding.browser_says!r}")
+            if finding.fix:
+                click.echo(f"        fix: {finding.fix}")
+    failed = [r.browser.key for r in reports if not r.ok]
+    click.echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")

@@ -1,0 +1,166 @@
+"""`laika install` / `laika uninstall`: register the host with each browser, user-level.
+
+For every browser: a host manifest filled from `install_manifest.json` (Chrome-family
+`allowed_origins` with the trailing slash, Firefox `allowed_extensions`), written where that
+browser looks, pointing at one launcher that pins this exact interpreter (a pyenv shim would
+add ~450 ms to every start). On Windows the manifest path goes into the HKCU registry key the
+browser reads, and the launcher is a `.bat` file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..paths import data_dir
+from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
+
+LAUNCHER_NAME = "laika-native-host"
+
+
+def manifest_template() -> dict[str, Any]:
+    """`install_manifest.json`: shipped in the wheel, or read from the source checkout."""
+    packaged = resources.files("laika_host.native").joinpath("install_manifest.json")
+    if packaged.is_file():
+        text = packaged.read_text(encoding="utf-8")
+    else:
+        text = (Path(__file__).resolve().parents[3] / "install_manifest.json").read_text("utf-8")
+    template: dict[str, Any] = json.loads(text)
+    return template
+
+
+def launcher_path(directory: Path | None = None) -> Path:
+    suffix = ".bat" if sys.platform == "win32" else ""
+    return (directory or data_dir() / "bin") / f"{LAUNCHER_NAME}{suffix}"
+
+
+def launcher_text(python: str = sys.executable) -> str:
+    """The script the browser executes: this interpreter, running the host module."""
+    if sys.platform == "win32":
+        return f'@echo off\r\n"{python}" -m laika_host.native %*\r\n'
+    return (
+        "#!/bin/sh\n"
+        "# Written by `laika install`: runs the Laika native-messaging host with a pinned\n"
+        "# interpreter. Re-run `laika install` after moving or recreating the environment.\n"
+        f'exec {shlex.quote(python)} -m laika_host.native "$@"\n'
+    )
+
+
+def write_launcher(path: Path | None = None, python: str = sys.executable) -> Path:
+    target = path or launcher_path()
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target.write_text(launcher_text(python), encoding="utf-8", newline="")
+    target.chmod(0o755)
+    return target
+
+
+def build_manifest(
+    browser: Browser, launcher: Path, extension_ids: list[str], gecko_ids: list[str]
+) -> dict[str, Any]:
+    manifest = manifest_template()
+    manifest["name"] = HOST_NAME
+    manifest["path"] = str(launcher.resolve())
+    if browser.family == "firefox":
+        manifest["allowed_extensions"] = gecko_ids or [GECKO_ID]
+        manifest.pop("allowed_origins", None)
+    else:
+        manifest["allowed_origins"] = [chrome_origin(i) for i in extension_ids]
+        manifest.pop("allowed_extensions", None)
+    return manifest
+
+
+@dataclass(frozen=True)
+class Installed:
+    browser: Browser
+    manifest: Path
+    registry_key: str | None = None
+
+
+def install(
+    browsers: list[Browser],
+    extension_ids: list[str],
+    *,
+    gecko_ids: list[str] | None = None,
+    user_data_dir: Path | None = None,
+    home: Path | None = None,
+) -> list[Installed]:
+    """Write the launcher and one manifest per browser; returns what was written."""
+    launcher = write_launcher()
+    done = []
+    for browser in browsers:
+        manifest = build_manifest(browser, launcher, extension_ids, gecko_ids or [])
+        path = browser.manifest_path(user_data_dir, home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        key = _register_windows(browser, path) if sys.platform == "win32" else None
+        done.append(Installed(browser, path, key))
+    return done
+
+
+def uninstall(
+    browsers: list[Browser], *, user_data_dir: Path | None = None, home: Path | None = None
+) -> list[Path]:
+    """Remove our manifests (and registry keys); the launcher goes when none is left."""
+    removed = []
+    for browser in browsers:
+        path = browser.manifest_path(user_data_dir, home)
+        if path.exists():
+            path.unlink()
+            removed.append(path)
+        if sys.platform == "win32":
+            _unregister_windows(browser)
+    if not any(b.manifest_path(None, home).exists() for b in _all_browsers()):
+        launcher_path().unlink(missing_ok=True)
+    return removed
+
+
+def _all_browsers() -> list[Browser]:
+    from .browsers import BROWSERS
+
+    return list(BROWSERS.values())
+
+
+def _register_windows(browser: Browser, manifest: Path) -> str:  # pragma: no cover - Windows
+    if sys.platform != "win32":
+        raise RuntimeError("the registry exists only on Windows")
+    import winreg
+
+    key = f"{browser.windows_registry}\\{HOST_NAME}"
+    with winreg.CreateKey(winreg.HKEY_CURRENT_USER, key) as handle:
+        winreg.SetValueEx(handle, "", 0, winreg.REG_SZ, str(manifest))
+    return f"HKCU\\{key}"
+
+
+def _unregister_windows(browser: Browser) -> None:  # pragma: no cover - Windows
+    if sys.platform != "win32":
+        raise RuntimeError("the registry exists only on Windows")
+    import winreg
+
+    with contextlib.suppress(FileNotFoundError):
+        winreg.DeleteKey(winreg.HKEY_CURRENT_USER, f"{browser.windows_registry}\\{HOST_NAME}")
+
+
+def python_from_launcher(launcher: Path) -> str | None:
+    """The interpreter a launcher pins (for `laika doctor`)."""
+    try:
+        text = launcher.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("exec "):
+            return shlex.split(line)[1]
+        if line.startswith('"') and "-m laika_host.native" in line:
+            return line.split('"')[1]
+    return None
+
+
+def env_python_ok(python: str) -> bool:
+    return os.path.isfile(python) and os.access(python, os.X_OK)
