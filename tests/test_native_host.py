@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from laika_host import __version__
+from laika_host.native.builtin_models import CancelResult
 from laika_host.native.framing import dumps
 
 from native_client import CHROME_ORIGIN, HostProcess, frame
@@ -127,6 +128,7 @@ def test_cancel_stops_in_flight_work(host: HostProcess) -> None:
     started = time.monotonic()
     reply = host.request({"id": "c", "type": "host.cancel", "payload": {"target_id": "long"}})
     assert reply["result"] == {"cancelled": True, "target_id": "long"}
+    CancelResult.model_validate(reply["result"])
     cancelled = host.final_reply("long")
     assert cancelled["error"]["code"] == "cancelled"
     assert "host.cancel 'c'" in cancelled["error"]["message"]

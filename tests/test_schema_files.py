@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
+from laika_host import schemas
 from laika_host.cli import main
-from laika_host.protocol import Citation, schemas
+from laika_host.protocol import Citation
 from laika_host.protocol._base import optional
 
 from support import SCHEMA_DIR, run_laika

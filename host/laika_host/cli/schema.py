@@ -34,7 +34,7 @@ def schema() -> None:
 @_DIR_OPTION
 def export(directory: Path | None) -> None:
     """Write every schema file (and delete stale ones)."""
-    from ..protocol.schemas import export_schemas
+    from ..schemas import export_schemas
 
     target = directory or default_schema_dir()
     written = export_schemas(target)
@@ -46,7 +46,7 @@ def export(directory: Path | None) -> None:
 @click.option("--diff/--no-diff", default=True, help="Show how each drifted file differs.")
 def check(directory: Path | None, diff: bool) -> None:
     """Exit 1 and name each file when the committed schemas differ from the models."""
-    from ..protocol.schemas import check_schemas, generate_schemas
+    from ..schemas import check_schemas, generate_schemas
 
     target = directory or default_schema_dir()
     drifts = check_schemas(target)

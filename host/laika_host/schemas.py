@@ -1,7 +1,9 @@
 """JSON Schema files generated from the models, and the check that the committed copies match.
 
 `schema/` is what other languages (the extension, prompt builders, third-party runtimes) read;
-it must never drift from the pydantic models, which are the single source of truth.
+it must never drift from the pydantic models, which are the single source of truth:
+`llmcp/` for the LLM protocol, `native/` for the browser <-> host messages and each registered
+message type's payload and result.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .citations import Citation
-from .documents import CONTENT_MODELS, ContextDocument
-from .render_tree import Document
-from .request import RequestPacket
-from .response import ResponsePacket
-from .tools import ToolCall
-from .validate import EnvelopeHeader
+from .native import schema_models as native
+from .native.routes import default_router
+from .protocol.citations import Citation
+from .protocol.documents import CONTENT_MODELS, ContextDocument
+from .protocol.render_tree import Document
+from .protocol.request import RequestPacket
+from .protocol.response import ResponsePacket
+from .protocol.tools import ToolCall
+from .protocol.validate import EnvelopeHeader
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_SUFFIX = ".schema.json"
@@ -41,6 +45,24 @@ def _sources() -> dict[str, tuple[SchemaSource, str]]:
     }
     for kind, model in CONTENT_MODELS.items():
         sources[f"llmcp/documents/{kind}"] = (model, f"LLMCP v1 document content: {kind}")
+    sources.update(_native_sources())
+    return sources
+
+
+def _native_sources() -> dict[str, tuple[SchemaSource, str]]:
+    sources: dict[str, tuple[SchemaSource, str]] = {
+        "native/request": (native.NativeRequest, "Native message: request (extension -> host)"),
+        "native/ok_reply": (native.OkReply, "Native message: final reply, success"),
+        "native/error_reply": (native.ErrorReply, "Native message: final reply, failure"),
+        "native/event": (native.StreamEvent, "Native message: stream event"),
+        "native/chunk": (native.ChunkFrame, "Native message: chunk of a frame over 256 KiB"),
+    }
+    for route in default_router().routes():
+        payload = route.payload_model() or native.NoPayload
+        sources[f"native/types/{route.name}.payload"] = (payload, f"{route.name} payload")
+        result = route.result_model()
+        if result is not None:
+            sources[f"native/types/{route.name}.result"] = (result, f"{route.name} result")
     return sources
 
 
