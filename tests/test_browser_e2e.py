@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -49,10 +49,23 @@ def _wait_for_log(log: Path, text: str, browser: subprocess.Popen[bytes], second
     pytest.fail(f"no {text!r} in {log} after {seconds} s:\n{content[-2000:]}")
 
 
+Launch = Callable[[list[str], dict[str, str], float], str]
+
+
 @pytest.fixture
-def stopper() -> Iterator[list[subprocess.Popen[bytes]]]:
+def run_until_connected() -> Iterator[Launch]:
+    """Start a browser; return the host log once the extension reports its pong."""
     started: list[subprocess.Popen[bytes]] = []
-    yield started
+
+    def launch(command: list[str], env: dict[str, str], seconds: float) -> str:
+        browser = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        started.append(browser)
+        log = Path(env["LAIKA_HOME"]) / "logs" / "host.log"
+        return _wait_for_log(log, CONNECTED, browser, seconds)
+
+    yield launch
     for process in started:
         process.terminate()
         try:
@@ -63,7 +76,7 @@ def stopper() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def test_chromium_extension_pings_the_installed_host(
-    tmp_path: Path, stopper: list[subprocess.Popen[bytes]]
+    tmp_path: Path, run_until_connected: Launch
 ) -> None:
     chromium = _need(CHROMIUM, "chromium")
     home, profile = tmp_path / "laika-home", tmp_path / "profile"
@@ -76,7 +89,7 @@ def test_chromium_extension_pings_the_installed_host(
     assert json.loads(manifest.read_text())["allowed_origins"] == [
         f"chrome-extension://{DEV_EXTENSION_ID}/"
     ]
-    browser = subprocess.Popen(
+    log = run_until_connected(
         [
             chromium,
             "--headless=new",
@@ -92,12 +105,9 @@ def test_chromium_extension_pings_the_installed_host(
             f"--disable-extensions-except={EXTENSION}",
             "about:blank",
         ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        env,
+        90,
     )
-    stopper.append(browser)
-    log = _wait_for_log(home / "logs" / "host.log", CONNECTED, browser, 90)
     assert DEV_EXTENSION_ID in log
     assert "(chromium)" in log
     assert "host.ping id='ext-1' ok" in log
@@ -136,7 +146,7 @@ def _firefox_profile(tmp_path: Path) -> Path:
 
 
 def test_firefox_extension_pings_the_installed_host(
-    tmp_path: Path, stopper: list[subprocess.Popen[bytes]]
+    tmp_path: Path, run_until_connected: Launch
 ) -> None:
     firefox = _need(FIREFOX, "firefox-esr")
     home, user_home = tmp_path / "laika-home", tmp_path / "home"
@@ -146,7 +156,7 @@ def test_firefox_extension_pings_the_installed_host(
     assert installed.returncode == 0, installed.stderr
     manifest = user_home / ".mozilla" / "native-messaging-hosts" / "com.laika.host.json"
     assert json.loads(manifest.read_text())["allowed_extensions"] == [GECKO_ID]
-    browser = subprocess.Popen(
+    log = run_until_connected(
         [
             firefox,
             "--headless",
@@ -155,12 +165,9 @@ def test_firefox_extension_pings_the_installed_host(
             str(_firefox_profile(tmp_path)),
             "about:blank",
         ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        env,
+        120,
     )
-    stopper.append(browser)
-    log = _wait_for_log(home / "logs" / "host.log", CONNECTED, browser, 120)
     assert GECKO_ID in log
     assert "(firefox)" in log
     doctor = run_laika("doctor", "--browser", "firefox", env=env)
