@@ -189,3 +189,17 @@ def test_a_truncated_header_at_the_end_is_reported(tmp_path: Path) -> None:
         assert host.proc.wait(10) == 0
     finally:
         host.kill()
+
+
+def test_a_sixty_megabyte_request_is_read_and_answered(tmp_path: Path) -> None:
+    host = HostProcess(tmp_path)
+    try:
+        big = {"id": "big", "type": "host.echo", "payload": {"data": "x" * (60 * MIB)}}
+        reply = host.request(big, timeout=60)
+        # parsed in full (the id came back); echo then refuses a 60 MB reply by its own bound
+        assert reply["error"]["code"] == "too_large"
+        assert "limit is 16777216" in reply["error"]["message"]
+        assert host.request({"id": "after", "type": "host.ping"})["ok"] is True
+        assert host.close() == 0
+    finally:
+        host.kill()
