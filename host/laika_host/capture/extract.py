@@ -1,0 +1,80 @@
+"""Main-content candidates and the rules that choose between them.
+
+trafilatura (precision-oriented) runs first; readability-lxml (`summary(html_partial=True)`)
+runs only when trafilatura's result looks wrong, which keeps capture about as fast as
+trafilatura alone. The rules are measured on `../shared/corpora/capture-dev` by
+`bench/capture_quality.py`; the numbers behind each threshold are in its docstring.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass
+
+import lxml.html
+from lxml.html import HtmlElement
+
+log = logging.getLogger("laika.capture")
+
+
+@dataclass
+class Candidate:
+    """One extractor's idea of the main content, as an HTML element (a `<div>` or `<body>`)."""
+
+    name: str
+    root: HtmlElement
+
+    @property
+    def text_length(self) -> int:
+        return sum(len(t.strip()) for t in self.root.itertext())
+
+
+def trafilatura_candidate(
+    tree: HtmlElement, url: str | None, *, include_images: bool
+) -> Candidate | None:
+    from trafilatura.core import bare_extraction
+    from trafilatura.htmlprocessing import convert_to_html
+
+    try:
+        document = bare_extraction(
+            tree,
+            url=url,
+            fast=True,
+            include_comments=False,
+            include_tables=True,
+            include_links=True,
+            include_images=include_images,
+            include_formatting=True,
+            with_metadata=False,
+            as_dict=False,
+        )
+    except Exception:  # a third-party extractor must never take capture down
+        log.warning("trafilatura failed on %s", url or "a page", exc_info=True)
+        return None
+    body = getattr(document, "body", None)
+    if body is None or not len(body):
+        return None
+    html_root = convert_to_html(body)
+    return Candidate("trafilatura", _as_html_element(html_root))
+
+
+def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | None:
+    from readability import Document
+
+    try:
+        summary = Document(copy.deepcopy(tree), url=url).summary(html_partial=True)
+    except Exception:
+        log.warning("readability failed on %s", url or "a page", exc_info=True)
+        return None
+    if not summary or not summary.strip():
+        return None
+    return Candidate("readability", lxml.html.fragment_fromstring(summary, create_parent="div"))
+
+
+def _as_html_element(root: object) -> HtmlElement:
+    """trafilatura builds plain lxml.etree elements; re-parse nothing, just re-wrap cheaply."""
+    from lxml import etree
+
+    text = etree.tostring(root, encoding="unicode")  # type: ignore[call-overload]
+    return lxml.html.fragment_fromstring(text, create_parent="div")

@@ -1,0 +1,177 @@
+"""Noise pruning on the parsed page, before any extractor sees it.
+
+Removed: scripts, styles, embeds and form controls (`<noscript>` stays until after extraction:
+some sites ship the whole post inside it); navigation, site headers and footers and
+asides; dialogs and overlays; and elements whose id, class or aria-label *tokens* name noise
+(ad, sponsor, promo, related, share, newsletter, subscribe, cookie, consent, modal, paywall,
+banner). Tokens are whole words: `header-ad` and `shareBar` match, `download` and `shared-lib`
+do not. Nothing is removed that holds the main content: the `<h1>`, an `<article>` or `<main>`,
+or most of the page's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+ALWAYS_DROP = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "input",
+        "select",
+        "textarea",
+        "button",
+        "option",
+        "datalist",
+        "dialog",
+    }
+)
+LANDMARKS = frozenset({"nav", "header", "footer", "aside"})
+LANDMARK_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search"}
+)
+NOISE_TOKENS = frozenset(
+    {
+        "ad",
+        "ads",
+        "advert",
+        "advertisement",
+        "sponsor",
+        "sponsored",
+        "promo",
+        "related",
+        "share",
+        "sharing",
+        "newsletter",
+        "subscribe",
+        "subscription",
+        "cookie",
+        "cookies",
+        "consent",
+        "modal",
+        "paywall",
+        "banner",
+    }
+)
+PROTECTED = frozenset({"html", "body", "main", "article"})
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+MAIN_CONTENT_SHARE = 0.5
+PROSE_PARAGRAPH = 100
+MAX_PROSE_LINK_DENSITY = 0.3
+
+
+def tokens(element: HtmlElement) -> set[str]:
+    """Lowercase word tokens of the element's id, class and aria-label."""
+    raw = " ".join(
+        value
+        for value in (element.get("id"), element.get("class"), element.get("aria-label"))
+        if value
+    )
+    if not raw:
+        return set()
+    return set(_TOKEN_SPLIT.split(_CAMEL.sub(" ", raw).lower())) - {""}
+
+
+def is_noise_by_name(element: HtmlElement) -> bool:
+    return not NOISE_TOKENS.isdisjoint(tokens(element))
+
+
+def prune(root: HtmlElement) -> int:
+    """Remove noise in place; returns how many elements were removed."""
+    body_text = _text_length(root)
+    keep = _main_content_path(root)
+    doomed = []
+    for element in root.iter():
+        tag = element.tag
+        if not isinstance(tag, str):
+            doomed.append(element)  # comments, processing instructions
+            continue
+        if tag in PROTECTED or element in keep:
+            continue
+        if (
+            tag in ALWAYS_DROP
+            or _is_overlay(element)
+            or _is_landmark_noise(element)
+            or (is_noise_by_name(element) and not _looks_like_content(element, body_text))
+        ):
+            doomed.append(element)
+    removed = 0
+    for element in doomed:
+        parent = element.getparent()
+        if parent is None or not _still_attached(element, root):
+            continue
+        _drop_keep_tail(element)
+        removed += 1
+    return removed
+
+
+def _main_content_path(root: HtmlElement) -> set[HtmlElement]:
+    """The h1s, articles and mains and all their ancestors: never removed by name rules."""
+    keep: set[HtmlElement] = set()
+    for anchor in root.iter("h1", "article", "main"):
+        keep.add(anchor)
+        keep.update(anchor.iterancestors())
+    return keep
+
+
+def _is_landmark_noise(element: HtmlElement) -> bool:
+    role = (element.get("role") or "").lower()
+    if element.tag not in LANDMARKS and role not in LANDMARK_ROLES:
+        return False
+    if element.tag == "header" or role == "banner":
+        # an article's own header holds its title, lead and byline
+        return not any(a.tag in ("article", "main") for a in element.iterancestors())
+    return True
+
+
+def _is_overlay(element: HtmlElement) -> bool:
+    if element.get("aria-modal") == "true":
+        return True
+    role = (element.get("role") or "").lower()
+    return role in ("dialog", "alertdialog")
+
+
+def _looks_like_content(element: HtmlElement, body_text: int) -> bool:
+    """Prose, not a widget: most of the page's text, or several long paragraphs few links.
+
+    Measured: one CMS marks its whole article `div.content.sharing`; WordPress themes put
+    `share` on the entry. Real share bars, related lists and ad slots are short or link-dense.
+    """
+    length = _text_length(element)
+    if body_text > 0 and length > MAIN_CONTENT_SHARE * body_text:
+        return True
+    long_paragraphs = sum(1 for p in element.iter("p") if _text_length(p) >= PROSE_PARAGRAPH)
+    if long_paragraphs < 2:
+        return False
+    link_text = sum(_text_length(a) for a in element.iter("a"))
+    return link_text < MAX_PROSE_LINK_DENSITY * length
+
+
+def _text_length(element: HtmlElement) -> int:
+    return sum(len(text.strip()) for text in element.itertext())
+
+
+def _still_attached(element: HtmlElement, root: HtmlElement) -> bool:
+    return any(ancestor is root for ancestor in element.iterancestors()) or element is root
+
+
+def _drop_keep_tail(element: HtmlElement) -> None:
+    """Remove an element but keep the text that follows it (its tail)."""
+    parent = element.getparent()
+    assert parent is not None
+    tail = element.tail
+    if tail and tail.strip():
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
