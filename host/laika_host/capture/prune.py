@@ -12,6 +12,7 @@ or most of the page's text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -68,16 +69,25 @@ PROSE_PARAGRAPH = 100
 MAX_PROSE_LINK_DENSITY = 0.3
 
 
-def tokens(element: HtmlElement) -> set[str]:
+def tokens(element: HtmlElement) -> frozenset[str]:
     """Lowercase word tokens of the element's id, class and aria-label."""
+    attributes = element.attrib
     raw = " ".join(
         value
-        for value in (element.get("id"), element.get("class"), element.get("aria-label"))
+        for value in (attributes.get("id"), attributes.get("class"), attributes.get("aria-label"))
         if value
     )
-    if not raw:
-        return set()
-    return set(_TOKEN_SPLIT.split(_CAMEL.sub(" ", raw).lower())) - {""}
+    return _split_tokens(raw) if raw else frozenset()
+
+
+@lru_cache(maxsize=8192)
+def _split_tokens(raw: str) -> frozenset[str]:
+    """Cached: the same class strings repeat across a page and across pages."""
+    if raw.islower() or not any(c.isupper() for c in raw):
+        spaced = raw.lower()
+    else:
+        spaced = _CAMEL.sub(" ", raw).lower()
+    return frozenset(_TOKEN_SPLIT.split(spaced)) - {""}
 
 
 def is_noise_by_name(element: HtmlElement) -> bool:

@@ -1,0 +1,127 @@
+"""Capture quality and speed on capture-dev, against the peers, in the same run.
+
+    .venv/bin/python bench/capture_quality.py [--corpus DIR] [--limit N] [--floor F1]
+
+Scoring follows the corpus README (trafilatura's rule): whitespace-normalized, case-sensitive
+substring matching of each page's `with` and `without` snippets, micro-averaged. We score
+`Capture.text` (our Markdown with its syntax stripped, as the README recommends for Markdown
+converters). Peers: trafilatura 2.x `extract(fast=False, include_tables=True,
+include_comments=False)` (its published benchmark setting) and readability-lxml 0.9 +
+markdownify. Speed counts extraction time only, one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "capture-dev"
+_WS = re.compile(r"\s+")
+
+
+def norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def score(
+    extract: Callable[[bytes], str], corpus: Path, names: list[str], expectations: dict
+) -> dict[str, float]:  # type: ignore[type-arg]
+    tp = fp = fn = tn = crashes = 0
+    elapsed = 0.0
+    for name in names:
+        raw = (corpus / "html" / name).read_bytes()
+        started = time.perf_counter()
+        try:
+            output = extract(raw) or ""
+        except Exception as error:  # a crash scores like an empty output, as the README says
+            crashes += 1
+            print(f"  crash on {name}: {type(error).__name__}: {error}", file=sys.stderr)
+            output = ""
+        elapsed += time.perf_counter() - started
+        text = norm(output)
+        for snippet in expectations[name]["with"]:
+            if norm(snippet) in text:
+                tp += 1
+            else:
+                fn += 1
+        for snippet in expectations[name]["without"]:
+            if norm(snippet) in text:
+                fp += 1
+            else:
+                tn += 1
+    return {
+        "precision": tp / (tp + fp),
+        "recall": tp / (tp + fn),
+        "f1": 2 * tp / (2 * tp + fp + fn),
+        "accuracy": (tp + tn) / (tp + fp + fn + tn),
+        "pages_per_second": len(names) / elapsed,
+        "crashes": crashes,
+    }
+
+
+def _laika(raw: bytes, *, include_images: bool) -> str:
+    from laika_host.capture import CaptureOptions, capture_html
+
+    return capture_html(raw, options=CaptureOptions(include_images=include_images)).text
+
+
+def _trafilatura(raw: bytes) -> str:
+    import trafilatura
+
+    return trafilatura.extract(raw, fast=False, include_tables=True, include_comments=False) or ""
+
+
+def _readability_markdownify(raw: bytes) -> str:
+    from markdownify import markdownify
+    from readability import Document
+
+    return markdownify(Document(raw).summary(html_partial=True))  # type: ignore[no-any-return]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--limit", type=int, default=0, help="score only the first N pages")
+    parser.add_argument("--floor", type=float, default=0.0, help="exit 1 if our F1 is below")
+    parser.add_argument("--only-laika", action="store_true", help="skip the peers")
+    parser.add_argument("--no-images", action="store_true", help="capture with include_images off")
+    args = parser.parse_args()
+    import logging
+
+    logging.disable(logging.WARNING)
+    expectations = json.loads((args.corpus / "expectations.json").read_text(encoding="utf-8"))
+    names = sorted(expectations)[: args.limit or None]
+    runs: dict[str, Callable[[bytes], str]] = {
+        "laika": partial(_laika, include_images=not args.no_images)
+    }
+    if not args.only_laika:
+        runs |= {"trafilatura": _trafilatura, "readability+markdownify": _readability_markdownify}
+    results = {label: score(fn, args.corpus, names, expectations) for label, fn in runs.items()}
+    print(f"capture-dev: {len(names)} pages")
+    print(f"{'extractor':26} {'P':>6} {'R':>6} {'Acc':>6} {'F1':>6} {'pages/s':>8}")
+    for label, r in results.items():
+        print(
+            f"{label:26} {r['precision']:6.3f} {r['recall']:6.3f} {r['accuracy']:6.3f} "
+            f"{r['f1']:6.3f} {r['pages_per_second']:8.1f}"
+        )
+    ours = results["laika"]
+    if "trafilatura" in results:
+        peer = results["trafilatura"]
+        print(
+            f"laika / trafilatura: F1 {ours['f1'] - peer['f1']:+.3f}, "
+            f"speed {ours['pages_per_second'] / peer['pages_per_second']:.2f}x"
+        )
+    if ours["f1"] < args.floor:
+        print(f"F1 {ours['f1']:.3f} is below the floor {args.floor:.3f}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""`capture_html`: one page in, one bounded, sanitized Markdown source out.
+
+decode -> parse -> metadata + signals (whole page) -> prune -> main content (by mode) ->
+boilerplate blocks -> URLs resolved -> Markdown (nh3 + markdownify) -> lead and title ->
+bound -> chunk -> text, links, hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import lxml.html
+from lxml.html import HtmlElement
+
+from .boilerplate import remove_boilerplate_blocks
+from .bounds import chunk, truncate
+from .convert import html_to_markdown, resolve_urls, tidy_markdown
+from .decode import decode_html
+from .errors import CaptureError
+from .extract import Candidate, readability_candidate, trafilatura_candidate
+from .lead import find_lead
+from .links import outbound_links
+from .metadata import PageMetadata, read_metadata
+from .models import Capture, CaptureOptions
+from .prune import prune
+from .signals import ordered, page_signals
+from .text import markdown_to_text
+from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
+
+T = TypeVar("T")
+_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+_HTML_HINT = ("<html", "<body", "<div", "<p", "<head", "<!doctype", "<article", "<span", "<a ")
+SHORT_EXTRACTION = 500
+SHORT_SHARE = 0.2
+READABILITY_WINS = 3.0
+MIN_LIST_LINKS = 10
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    def run(self, phase: str, work: Callable[[], T]) -> T:
+        started = time.perf_counter()
+        try:
+            return work()
+        finally:
+            self.timings[phase] = round((time.perf_counter() - started) * 1000, 3)
+
+
+def capture_html(
+    html: str | bytes, url: str | None = None, *, options: CaptureOptions | None = None
+) -> Capture:
+    """Capture one page (or, in selection mode, one fragment) as Markdown."""
+    options = options or CaptureOptions()
+    clock = _Clock()
+    text, encoding = clock.run("decode", lambda: _decode(html))
+    _check_html(text)
+    tree = clock.run("parse", lambda: _parse(text, options))
+    meta = clock.run("metadata", lambda: read_metadata(tree))
+    found = clock.run("signals", lambda: page_signals(tree, text))
+    page_url = strip_credentials(url) if url and is_web_url(url) else url
+    base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
+    clock.run("prune", lambda: prune(tree))
+    content, extractor = clock.run("extract", lambda: _main_content(tree, page_url, options, found))
+    markdown = clock.run(
+        "convert",
+        lambda: _to_markdown(
+            content, tree, meta=meta, base=base, options=options, extractor=extractor
+        ),
+    )
+    markdown, truncated = truncate(markdown, options.max_chars)
+    if truncated:
+        found.add("truncated")
+    plain = markdown_to_text(markdown)
+    if len(plain) < 300:
+        found.add("sparse_text")
+    links = (
+        clock.run("links", lambda: outbound_links(content, page_url, base))
+        if options.include_links
+        else []
+    )
+    return Capture(
+        title=meta.title or meta.h1,
+        byline=meta.byline,
+        published=meta.published,
+        language=meta.language,
+        canonical_url=_canonical(meta, base),
+        url=page_url,
+        normalized_url=normalize_url(page_url) if page_url and is_web_url(page_url) else None,
+        markdown=markdown,
+        text=plain,
+        truncated=truncated,
+        chunks=chunk(markdown, options.chunk_size, options.max_chunks),
+        extracted_links=links,
+        signals=ordered(found),
+        content_hash=hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
+        extractor=extractor,
+        encoding=encoding,
+        timings=clock.timings,
+    )
+
+
+def _decode(html: str | bytes) -> tuple[str, str | None]:
+    if isinstance(html, bytes):
+        return decode_html(html)
+    if not html.strip():
+        raise CaptureError("empty", "the page is empty: nothing to capture")
+    return html, None
+
+
+def _check_html(text: str) -> None:
+    head = text[:4096].lower()
+    if "\x00" in head:
+        raise CaptureError("binary", "this looks like a binary file, not an HTML page")
+    if not any(hint in head for hint in _HTML_HINT) and "<" not in text[:65536]:
+        raise CaptureError(
+            "not_html", "this is not HTML (no tags found); give the page's HTML source"
+        )
+
+
+def _parse(text: str, options: CaptureOptions) -> HtmlElement:
+    data = text.encode("utf-8", "replace")
+    if options.mode == "selection":
+        return lxml.html.fragment_fromstring(data, create_parent="div", parser=_PARSER)
+    return lxml.html.document_fromstring(data, parser=_PARSER)
+
+
+def _main_content(
+    tree: HtmlElement, url: str | None, options: CaptureOptions, found: set[str]
+) -> tuple[HtmlElement, str]:
+    if options.mode == "selection":
+        return tree, "selection"
+    if options.mode == "full":
+        return _body(tree), "full"
+    if options.mode == "list":
+        found.add("list_page")
+        return _body(tree), "list"
+
+    candidate = _article(tree, url, options)
+    if candidate is not None and candidate.text_length:
+        return candidate.root, candidate.name
+    if options.mode == "auto" and len(tree.xpath("//a[@href]")) >= MIN_LIST_LINKS:
+        found.add("list_page")
+        return _body(tree), "list"
+    return _body(tree), "fallback:full"
+
+
+def _article(tree: HtmlElement, url: str | None, options: CaptureOptions) -> Candidate | None:
+    """trafilatura; readability only when trafilatura's result is short for this page."""
+    best = trafilatura_candidate(tree, url, include_images=options.include_images)
+    length = best.text_length if best else 0
+    page_length = sum(len(t.strip()) for t in _body(tree).itertext())
+    if length < SHORT_EXTRACTION or length < SHORT_SHARE * page_length:
+        other = readability_candidate(tree, url)
+        if other is not None and other.text_length > READABILITY_WINS * length:
+            best = other
+    if best is not None:
+        remove_boilerplate_blocks(best.root)
+    return best
+
+
+def _body(tree: HtmlElement) -> HtmlElement:
+    main = tree.find(".//main")
+    if main is not None:
+        return main
+    body = tree.find("body")
+    return body if body is not None else tree
+
+
+def _to_markdown(
+    content: HtmlElement,
+    tree: HtmlElement,
+    *,
+    meta: PageMetadata,
+    base: str | None,
+    options: CaptureOptions,
+    extractor: str,
+) -> str:
+    for noscript in list(content.iter("noscript")):
+        noscript.drop_tree()
+    resolve_urls(content, base, include_images=options.include_images)
+    body = html_to_markdown(content)
+    prefix: list[str] = []
+    body_text = " ".join(markdown_to_text(body).split())
+    if extractor not in ("selection", "full", "list"):
+        lead = find_lead(tree, meta.description)
+        if lead and lead[:60] not in body_text:
+            prefix.append(lead)
+    title = meta.h1 or meta.title
+    if title and extractor != "selection" and title not in body_text:
+        prefix.insert(0, f"# {title}")
+    return tidy_markdown("\n\n".join([*prefix, body]))
+
+
+def _canonical(meta: PageMetadata, base: str | None) -> str | None:
+    if not meta.canonical_url:
+        return None
+    resolved = absolute_url(meta.canonical_url, base)
+    return strip_credentials(resolved) if resolved and is_web_url(resolved) else None

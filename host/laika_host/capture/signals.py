@@ -1,0 +1,146 @@
+"""Page signals: facts about the page a reader (or a model) should know before trusting it.
+
+Triggers:
+
+- `paywall_or_login`: JSON-LD `isAccessibleForFree: false`; an element named paywall, premium,
+  regwall, loginwall or subscriber; or text asking to subscribe or log in to keep reading.
+- `overlay_blocking`: an `aria-modal="true"` or `role=dialog` element, or one named overlay,
+  interstitial, popup or lightbox, with text in it.
+- `consent_overlay`: an element named cookie, consent, gdpr, cmp, onetrust or cookiebot, or
+  text about accepting cookies.
+- `sparse_text`: the capture has fewer than 300 characters of text.
+- `script_required`: the page's text is under 200 characters and it loads scripts, or its
+  `<noscript>` asks to enable JavaScript.
+- `captcha`: a captcha widget (recaptcha, hcaptcha, turnstile, cf-challenge) or a "verify you
+  are human" text.
+- `age_gate`: an element named age-gate or age-verification, or text asking to confirm an age.
+- `list_page`: the list/feed/search fallback produced the capture.
+- `thread_page`: DiscussionForumPosting markup or many repeated post/comment/reply items.
+- `truncated`: the Markdown was cut to `max_chars`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from .prune import tokens
+
+SIGNALS = (
+    "paywall_or_login",
+    "overlay_blocking",
+    "consent_overlay",
+    "sparse_text",
+    "script_required",
+    "captcha",
+    "age_gate",
+    "list_page",
+    "thread_page",
+    "truncated",
+)
+_PAYWALL_NAMES = {"paywall", "premium", "regwall", "loginwall", "subscriber", "meter"}
+_OVERLAY_NAMES = {"overlay", "interstitial", "popup", "lightbox"}
+_CONSENT_NAMES = {"cookie", "cookies", "consent", "gdpr", "cmp", "onetrust", "cookiebot"}
+_AGE_NAMES = {"agegate", "age", "ageverification"}
+_THREAD_NAMES = {"post", "comment", "reply", "message", "thread"}
+_PAYWALL_TEXT = re.compile(
+    r"(subscribe|log ?in|sign ?in|register) (now )?to (continue|keep) reading|"
+    r"to (continue|keep) reading,? (please )?(subscribe|log ?in|sign ?in)|"
+    r"(jetzt|bitte) (abonnieren|anmelden)|um weiterzulesen|exklusiv f[uü]r abonnenten|"
+    r"this (article|content) is for subscribers|already a subscriber",
+)
+_CONSENT_TEXT = re.compile(
+    r"(we|this (web)?site) uses? cookies|accept (all )?cookies|cookies? (akzeptieren|zulassen)|"
+    r"wir verwenden cookies|utilizamos cookies|nous utilisons des cookies",
+)
+_CAPTCHA = re.compile(
+    r"g-recaptcha|h-captcha|hcaptcha|cf-turnstile|cf-challenge|verify (that )?you are (a )?human|"
+    r"are you a robot|i'?m not a robot",
+)
+_AGE_TEXT = re.compile(
+    r"(are you|confirm (that )?you are|you must be) (over |at least )?(18|19|21)|"
+    r"confirm your age|age verification|altersverifikation|bist du (über )?18",
+)
+_ENABLE_JS = re.compile(
+    r"enable javascript|javascript (is )?(required|disabled)|javascript aktivieren", re.I
+)
+SPARSE_TEXT = 300
+SCRIPT_REQUIRED_TEXT = 200
+THREAD_ITEMS = 5
+
+
+_CAPTCHA_MARKERS = ("g-recaptcha", "h-captcha", "hcaptcha", "cf-turnstile", "cf-challenge")
+_PHRASES = (
+    ("captcha", ("robot", "human"), _CAPTCHA),
+    (
+        "paywall_or_login",
+        ("subscri", "abonn", "log in", "login", "sign in", "register", "weiterzulesen"),
+        _PAYWALL_TEXT,
+    ),
+    ("consent_overlay", ("cookie",), _CONSENT_TEXT),
+    (
+        "age_gate",
+        ("your age", "age verification", "altersverif", "are you", "you must be", "bist du"),
+        _AGE_TEXT,
+    ),
+)
+
+
+def page_signals(tree: HtmlElement, raw_html: str) -> set[str]:
+    """Signals read from the whole page, before pruning removes the evidence.
+
+    Phrases are searched in the raw HTML (one regex pass each); names in one pass over the
+    elements that carry an id, class or role.
+    """
+    found: set[str] = set()
+    if re.search(r'"isAccessibleForFree"\s*:\s*"?(false|False)', raw_html):
+        found.add("paywall_or_login")
+    lowered = raw_html.lower()
+    if any(marker in lowered for marker in _CAPTCHA_MARKERS):
+        found.add("captcha")
+    body = tree.find("body")
+    visible = " ".join((body if body is not None else tree).itertext()).lower()
+    for signal, keywords, pattern in _PHRASES:
+        # a literal keyword check first: even on visible text a regex scan costs time
+        if any(word in visible for word in keywords) and pattern.search(visible):
+            found.add(signal)
+    if "DiscussionForumPosting" in raw_html:
+        found.add("thread_page")
+    found |= _named_signals(tree)
+    body_text = len(visible.replace(" ", ""))
+    has_scripts = bool(tree.xpath("//script[@src]"))
+    noscript = " ".join(n.text_content() for n in tree.iter("noscript"))
+    if (body_text < SCRIPT_REQUIRED_TEXT and has_scripts) or _ENABLE_JS.search(noscript):
+        found.add("script_required")
+    return found
+
+
+def _named_signals(tree: HtmlElement) -> set[str]:
+    found: set[str] = set()
+    thread_items = 0
+    for element in tree.xpath("//*[@id or @class or @role or @aria-modal or @aria-label]"):
+        role = element.get("role") or ""
+        is_dialog = element.get("aria-modal") == "true" or role in ("dialog", "alertdialog")
+        if is_dialog and element.text_content().strip():
+            found.add("overlay_blocking")
+        names = tokens(element)
+        if not names:
+            continue
+        if names & _PAYWALL_NAMES:
+            found.add("paywall_or_login")
+        if names & _OVERLAY_NAMES and element.text_content().strip():
+            found.add("overlay_blocking")
+        if names & _CONSENT_NAMES:
+            found.add("consent_overlay")
+        if names & _AGE_NAMES and names & {"gate", "verification", "agegate"}:
+            found.add("age_gate")
+        if names & _THREAD_NAMES and element.tag in ("article", "li", "div"):
+            thread_items += 1
+    if thread_items >= THREAD_ITEMS * 4:
+        found.add("thread_page")
+    return found
+
+
+def ordered(found: set[str]) -> list[str]:
+    return [name for name in SIGNALS if name in found]

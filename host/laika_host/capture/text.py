@@ -1,0 +1,57 @@
+"""Markdown -> plain text: the same content without Markdown syntax, for search and scoring.
+
+Links keep their words, images disappear (their alt text is not page text), emphasis markers,
+heading hashes, bullets, quote markers, table pipes and backslash escapes go. Code (fenced or
+inline) is kept exactly as written, and ordered-list numbers stay: a reader sees them.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_CODE_SPAN = re.compile(r"(?<!\\)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_IMAGE = re.compile(r"!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)")
+_LINK = re.compile(r"\[((?:[^\[\]]|\\[\[\]])*)\]\((?:[^()]|\([^)]*\))*\)")
+_HEADING = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
+_QUOTE = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
+_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.MULTILINE)
+_TABLE_RULE = re.compile(
+    r"^\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE
+)
+_PIPE = re.compile(r"[ \t]*(?<!\\)\|[ \t]*")
+_STAR_EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)(?<!\\)\1")
+_UNDERSCORE_EMPHASIS = re.compile(
+    r"(?<![\\A-Za-z0-9])(__|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1(?![A-Za-z0-9])"
+)
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<&])")
+_HARD_BREAK = re.compile(r"\\\n")
+_MARKER = re.compile(r"^\[Truncated: captured partial content\]$", re.MULTILINE)
+_PLACEHOLDER = "\x00{}\x00"
+_RESTORE = re.compile(r"\x00(\d+)\x00")
+
+
+def markdown_to_text(markdown: str) -> str:
+    kept: list[str] = []
+
+    def protect(code: str) -> str:
+        kept.append(code)
+        return _PLACEHOLDER.format(len(kept) - 1)
+
+    text = _FENCED.sub(lambda m: protect(m.group(2)), markdown)
+    text = _CODE_SPAN.sub(lambda m: protect(m.group(2).strip()), text)
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _HEADING.sub("", text)
+    text = _QUOTE.sub("", text)
+    text = _TABLE_RULE.sub("", text)
+    text = _BULLET.sub("", text)
+    text = "\n".join(_PIPE.sub(" ", line).strip() for line in text.split("\n"))
+    for _ in range(3):  # nested emphasis
+        text = _STAR_EMPHASIS.sub(r"\2", text)
+        text = _UNDERSCORE_EMPHASIS.sub(r"\2", text)
+    text = _HARD_BREAK.sub("\n", text)
+    text = _ESCAPE.sub(r"\1", text)
+    text = _MARKER.sub("", text)
+    text = _RESTORE.sub(lambda m: kept[int(m.group(1))], text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
