@@ -29,7 +29,8 @@ def find_lead(tree: HtmlElement, description: str | None) -> str | None:
     if len(wanted) < MIN_DESCRIPTION:
         return None
     key = wanted[:KEY_LENGTH]
-    if key not in _norm(" ".join(tree.itertext())):
+    text: str = tree.xpath("string(.)")
+    if key not in _norm(text):
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None

@@ -26,7 +26,7 @@ from .links import outbound_links
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
 from .prune import prune
-from .signals import ordered, page_signals
+from .signals import NamedSignals, ordered, text_signals
 from .text import markdown_to_text
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
 
@@ -61,10 +61,12 @@ def capture_html(
     _check_html(text)
     tree = clock.run("parse", lambda: _parse(text, options))
     meta = clock.run("metadata", lambda: read_metadata(tree))
-    found = clock.run("signals", lambda: page_signals(tree, text))
+    found = clock.run("signals", lambda: text_signals(tree, text))
+    named = NamedSignals()
     page_url = strip_credentials(url) if url and is_web_url(url) else url
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
-    clock.run("prune", lambda: prune(tree))
+    clock.run("prune", lambda: prune(tree, named))
+    found |= named.found
     content, extractor = clock.run("extract", lambda: _main_content(tree, page_url, options, found))
     markdown = clock.run(
         "convert",
@@ -153,7 +155,7 @@ def _article(tree: HtmlElement, url: str | None, options: CaptureOptions) -> Can
     """trafilatura; readability only when trafilatura's result is short for this page."""
     best = trafilatura_candidate(tree, url, include_images=options.include_images)
     length = best.text_length if best else 0
-    page_length = sum(len(t.strip()) for t in _body(tree).itertext())
+    page_length = len("".join(str(_body(tree).xpath("string(.)")).split()))
     if length < SHORT_EXTRACTION or length < SHORT_SHARE * page_length:
         other = readability_candidate(tree, url)
         if other is not None and other.text_length > READABILITY_WINS * length:
@@ -185,7 +187,7 @@ def _to_markdown(
     resolve_urls(content, base, include_images=options.include_images)
     body = html_to_markdown(content)
     prefix: list[str] = []
-    body_text = " ".join(markdown_to_text(body).split())
+    body_text = " ".join(body.replace("\\", "").split())  # escapes aside, words are as shown
     if extractor not in ("selection", "full", "list"):
         lead = find_lead(tree, meta.description)
         if lead and lead[:60] not in body_text:

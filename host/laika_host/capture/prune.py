@@ -12,8 +12,10 @@ or most of the page's text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 ALWAYS_DROP = frozenset(
@@ -94,8 +96,15 @@ def is_noise_by_name(element: HtmlElement) -> bool:
     return not NOISE_TOKENS.isdisjoint(tokens(element))
 
 
-def prune(root: HtmlElement) -> int:
-    """Remove noise in place; returns how many elements were removed."""
+Observer = Callable[[HtmlElement, frozenset[str]], None]
+
+
+def prune(root: HtmlElement, observe: Observer | None = None) -> int:
+    """Remove noise in place; returns how many elements were removed.
+
+    `observe(element, tokens)` sees every element before anything is removed: page signals
+    are read in this same pass instead of a second walk over the page.
+    """
     body_text = _text_length(root)
     keep = _main_content_path(root)
     doomed = []
@@ -104,13 +113,18 @@ def prune(root: HtmlElement) -> int:
         if not isinstance(tag, str):
             doomed.append(element)  # comments, processing instructions
             continue
+        names = tokens(element)
+        if observe is not None and (
+            names or element.attrib.get("role") or element.attrib.get("aria-modal")
+        ):
+            observe(element, names)
         if tag in PROTECTED or element in keep:
             continue
         if (
             tag in ALWAYS_DROP
             or _is_overlay(element)
             or _is_landmark_noise(element)
-            or (is_noise_by_name(element) and not _looks_like_content(element, body_text))
+            or (not NOISE_TOKENS.isdisjoint(names) and not _looks_like_content(element, body_text))
         ):
             doomed.append(element)
     removed = 0
@@ -158,7 +172,7 @@ def _looks_like_content(element: HtmlElement, body_text: int) -> bool:
     length = _text_length(element)
     if body_text > 0 and length > MAIN_CONTENT_SHARE * body_text:
         return True
-    long_paragraphs = sum(1 for p in element.iter("p") if _text_length(p) >= PROSE_PARAGRAPH)
+    long_paragraphs = _xpath_number(_LONG_PARAGRAPHS, element)
     if long_paragraphs < 2:
         return False
     link_text = sum(_text_length(a) for a in element.iter("a"))
@@ -166,7 +180,19 @@ def _looks_like_content(element: HtmlElement, body_text: int) -> bool:
 
 
 def _text_length(element: HtmlElement) -> int:
-    return sum(len(text.strip()) for text in element.itertext())
+    """Characters of visible text, counted in C (normalized whitespace)."""
+    return int(_xpath_number(_TEXT_LENGTH, element))
+
+
+def _xpath_number(expression: etree.XPath, element: HtmlElement) -> float:
+    value = expression(element)
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+_TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
+_LONG_PARAGRAPHS = etree.XPath(
+    f"count(.//p[string-length(normalize-space(.)) >= {PROSE_PARAGRAPH}])"
+)
 
 
 def _still_attached(element: HtmlElement, root: HtmlElement) -> bool:

@@ -25,8 +25,6 @@ import re
 
 from lxml.html import HtmlElement
 
-from .prune import tokens
-
 SIGNALS = (
     "paywall_or_login",
     "overlay_blocking",
@@ -87,59 +85,62 @@ _PHRASES = (
 )
 
 
-def page_signals(tree: HtmlElement, raw_html: str) -> set[str]:
-    """Signals read from the whole page, before pruning removes the evidence.
+def page_text(tree: HtmlElement) -> str:
+    """All text of the body in one C-level call (tags dropped, no separators added)."""
+    text: str = tree.xpath("string(/html/body)") or tree.xpath("string(.)")
+    return text
 
-    Phrases are searched in the raw HTML (one regex pass each); names in one pass over the
-    elements that carry an id, class or role.
-    """
+
+def text_signals(tree: HtmlElement, raw_html: str) -> set[str]:
+    """Signals from the page's words and markup (read before pruning removes the evidence)."""
     found: set[str] = set()
     if re.search(r'"isAccessibleForFree"\s*:\s*"?(false|False)', raw_html):
         found.add("paywall_or_login")
     lowered = raw_html.lower()
     if any(marker in lowered for marker in _CAPTCHA_MARKERS):
         found.add("captcha")
-    body = tree.find("body")
-    visible = " ".join((body if body is not None else tree).itertext()).lower()
+    if "DiscussionForumPosting" in raw_html:
+        found.add("thread_page")
+    visible = page_text(tree).lower()
     for signal, keywords, pattern in _PHRASES:
         # a literal keyword check first: even on visible text a regex scan costs time
         if any(word in visible for word in keywords) and pattern.search(visible):
             found.add(signal)
-    if "DiscussionForumPosting" in raw_html:
-        found.add("thread_page")
-    found |= _named_signals(tree)
-    body_text = len(visible.replace(" ", ""))
     has_scripts = bool(tree.xpath("//script[@src]"))
     noscript = " ".join(n.text_content() for n in tree.iter("noscript"))
-    if (body_text < SCRIPT_REQUIRED_TEXT and has_scripts) or _ENABLE_JS.search(noscript):
+    if (len(visible.replace(" ", "")) < SCRIPT_REQUIRED_TEXT and has_scripts) or _ENABLE_JS.search(
+        noscript
+    ):
         found.add("script_required")
     return found
 
 
-def _named_signals(tree: HtmlElement) -> set[str]:
-    found: set[str] = set()
-    thread_items = 0
-    for element in tree.xpath("//*[@id or @class or @role or @aria-modal or @aria-label]"):
-        role = element.get("role") or ""
+class NamedSignals:
+    """Signals from element names, collected during the prune pass (`prune(observe=...)`)."""
+
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+        self._thread_items = 0
+
+    def __call__(self, element: HtmlElement, names: frozenset[str]) -> None:
+        role = element.get("role")
         is_dialog = element.get("aria-modal") == "true" or role in ("dialog", "alertdialog")
         if is_dialog and element.text_content().strip():
-            found.add("overlay_blocking")
-        names = tokens(element)
+            self.found.add("overlay_blocking")
         if not names:
-            continue
+            return
         if names & _PAYWALL_NAMES:
-            found.add("paywall_or_login")
+            self.found.add("paywall_or_login")
         if names & _OVERLAY_NAMES and element.text_content().strip():
-            found.add("overlay_blocking")
+            self.found.add("overlay_blocking")
         if names & _CONSENT_NAMES:
-            found.add("consent_overlay")
+            self.found.add("consent_overlay")
         if names & _AGE_NAMES and names & {"gate", "verification", "agegate"}:
-            found.add("age_gate")
+            self.found.add("age_gate")
         if names & _THREAD_NAMES and element.tag in ("article", "li", "div"):
-            thread_items += 1
-    if thread_items >= THREAD_ITEMS * 4:
-        found.add("thread_page")
-    return found
+            self._thread_items += 1
+            if self._thread_items >= THREAD_ITEMS * 4:
+                self.found.add("thread_page")
 
 
 def ordered(found: set[str]) -> list[str]:
