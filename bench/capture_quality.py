@@ -29,40 +29,68 @@ def norm(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def score(
-    extract: Callable[[bytes], str], corpus: Path, names: list[str], expectations: dict
-) -> dict[str, float]:  # type: ignore[type-arg]
-    tp = fp = fn = tn = crashes = 0
-    elapsed = 0.0
-    for name in names:
-        raw = (corpus / "html" / name).read_bytes()
-        started = time.perf_counter()
-        try:
-            output = extract(raw) or ""
-        except Exception as error:  # a crash scores like an empty output, as the README says
-            crashes += 1
-            print(f"  crash on {name}: {type(error).__name__}: {error}", file=sys.stderr)
-            output = ""
-        elapsed += time.perf_counter() - started
+Expectations = dict[str, dict[str, list[str]]]
+
+
+class Tally:
+    """Counts and time for one extractor."""
+
+    def __init__(self) -> None:
+        self.tp = self.fp = self.fn = self.tn = self.crashes = 0
+        self.elapsed = 0.0
+
+    def add(self, output: str, expected: dict[str, list[str]]) -> None:
         text = norm(output)
-        for snippet in expectations[name]["with"]:
+        for snippet in expected["with"]:
             if norm(snippet) in text:
-                tp += 1
+                self.tp += 1
             else:
-                fn += 1
-        for snippet in expectations[name]["without"]:
+                self.fn += 1
+        for snippet in expected["without"]:
             if norm(snippet) in text:
-                fp += 1
+                self.fp += 1
             else:
-                tn += 1
-    return {
-        "precision": tp / (tp + fp),
-        "recall": tp / (tp + fn),
-        "f1": 2 * tp / (2 * tp + fp + fn),
-        "accuracy": (tp + tn) / (tp + fp + fn + tn),
-        "pages_per_second": len(names) / elapsed,
-        "crashes": crashes,
-    }
+                self.tn += 1
+
+    def result(self, pages: int) -> dict[str, float]:
+        tp, fp, fn, tn = self.tp, self.fp, self.fn, self.tn
+        return {
+            "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn),
+            "f1": 2 * tp / (2 * tp + fp + fn),
+            "accuracy": (tp + tn) / (tp + fp + fn + tn),
+            "pages_per_second": pages / self.elapsed,
+            "crashes": self.crashes,
+        }
+
+
+def score_all(
+    runs: dict[str, Callable[[bytes], str]],
+    corpus: Path,
+    names: list[str],
+    expectations: Expectations,
+) -> dict[str, dict[str, float]]:
+    """Every extractor on every page, interleaved page by page in a rotating order, so that
+    drifts in machine speed hit all of them alike."""
+    tallies = {label: Tally() for label in runs}
+    labels = list(runs)
+    for number, name in enumerate(names):
+        raw = (corpus / "html" / name).read_bytes()
+        order = labels[number % len(labels) :] + labels[: number % len(labels)]
+        for label in order:
+            tally = tallies[label]
+            started = time.perf_counter()
+            try:
+                output = runs[label](raw) or ""
+            except Exception as error:  # a crash scores like an empty output (corpus README)
+                tally.crashes += 1
+                print(
+                    f"  {label} crashed on {name}: {type(error).__name__}: {error}", file=sys.stderr
+                )
+                output = ""
+            tally.elapsed += time.perf_counter() - started
+            tally.add(output, expectations[name])
+    return {label: tally.result(len(names)) for label, tally in tallies.items()}
 
 
 def _laika(raw: bytes, *, include_images: bool) -> str:
@@ -102,7 +130,7 @@ def main() -> int:
     }
     if not args.only_laika:
         runs |= {"trafilatura": _trafilatura, "readability+markdownify": _readability_markdownify}
-    results = {label: score(fn, args.corpus, names, expectations) for label, fn in runs.items()}
+    results = score_all(runs, args.corpus, names, expectations)
     print(f"capture-dev: {len(names)} pages")
     print(f"{'extractor':26} {'P':>6} {'R':>6} {'Acc':>6} {'F1':>6} {'pages/s':>8}")
     for label, r in results.items():

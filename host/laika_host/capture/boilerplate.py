@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from lxml.html import HtmlElement
+from .dom import Element, drop_tree, text_of
 
 BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "figcaption")
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
@@ -48,16 +48,16 @@ MAX_PAGE_META = 80
 LINK_ONLY = 0.9
 
 
-def _text(element: HtmlElement) -> str:
-    return " ".join(element.text_content().split())
+def _text(element: Element) -> str:
+    return " ".join(text_of(element).split())
 
 
-def _link_share(element: HtmlElement, length: int) -> float:
-    linked = sum(len(" ".join(a.text_content().split())) for a in element.iter("a"))
+def _link_share(element: Element, length: int) -> float:
+    linked = sum(len(" ".join(text_of(a).split())) for a in element.iter("a"))
     return linked / length if length else 0.0
 
 
-def is_boilerplate_block(element: HtmlElement) -> bool:
+def is_boilerplate_block(element: Element) -> bool:
     text = _text(element)
     length = len(text)
     if not length:
@@ -71,7 +71,7 @@ def is_boilerplate_block(element: HtmlElement) -> bool:
     )
 
 
-def remove_boilerplate_blocks(root: HtmlElement) -> int:
+def remove_boilerplate_blocks(root: Element) -> int:
     """Drop outermost blocks that are boilerplate; returns how many."""
     doomed = [
         block
@@ -80,5 +80,5 @@ def remove_boilerplate_blocks(root: HtmlElement) -> int:
         and is_boilerplate_block(block)
     ]
     for block in doomed:
-        block.drop_tree()
+        drop_tree(block)
     return len(doomed)

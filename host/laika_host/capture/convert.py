@@ -15,9 +15,9 @@ from typing import Any
 import nh3
 from bs4 import BeautifulSoup
 from lxml import etree
-from lxml.html import HtmlElement
 from markdownify import MarkdownConverter
 
+from .dom import Element, drop_tag, drop_tree
 from .urls import absolute_url, is_web_url, strip_credentials
 
 _ALLOWED_TAGS = {
@@ -80,23 +80,23 @@ _CONVERTER = _LaikaConverter(
 )
 
 
-def resolve_urls(root: HtmlElement, base: str | None, *, include_images: bool) -> None:
+def resolve_urls(root: Element, base: str | None, *, include_images: bool) -> None:
     """Make link and image URLs absolute and credential-free; unwrap links we cannot render."""
     for link in list(root.iter("a")):
         href = absolute_url(link.get("href") or "", base)
         if href and (is_web_url(href) or href.lower().startswith("mailto:")):
             link.set("href", strip_credentials(href) if is_web_url(href) else href)
         else:
-            link.drop_tag()  # keep the words, lose javascript:, anchors and empty targets
+            drop_tag(link)  # keep the words, lose javascript:, anchors and empty targets
     for image in list(root.iter("img")):
         src = absolute_url(image.get("src") or image.get("data-src") or "", base)
         if include_images and src and is_web_url(src):
             image.set("src", strip_credentials(src))
         else:
-            image.drop_tree()
+            drop_tree(image)
 
 
-def html_to_markdown(root: HtmlElement) -> str:
+def html_to_markdown(root: Element) -> str:
     """Markdown for an extracted fragment (already pruned and URL-resolved)."""
     html = etree.tostring(root, encoding="unicode", method="html")
     safe = nh3.clean(

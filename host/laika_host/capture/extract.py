@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import lxml.html
 from lxml.html import HtmlElement
 
+from .dom import Element
+
 log = logging.getLogger("laika.capture")
 
 
@@ -23,7 +25,7 @@ class Candidate:
     """One extractor's idea of the main content, as an HTML element (a `<div>` or `<body>`)."""
 
     name: str
-    root: HtmlElement
+    root: Element
 
     @property
     def text_length(self) -> int:
@@ -56,7 +58,8 @@ def trafilatura_candidate(
     if body is None or not len(body):
         return None
     html_root = convert_to_html(body)
-    return Candidate("trafilatura", _as_html_element(html_root))
+    inner = html_root.find("body")
+    return Candidate("trafilatura", inner if inner is not None else html_root)
 
 
 def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | None:
@@ -70,11 +73,3 @@ def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | Non
     if not summary or not summary.strip():
         return None
     return Candidate("readability", lxml.html.fragment_fromstring(summary, create_parent="div"))
-
-
-def _as_html_element(root: object) -> HtmlElement:
-    """trafilatura builds plain lxml.etree elements; re-parse nothing, just re-wrap cheaply."""
-    from lxml import etree
-
-    text = etree.tostring(root, encoding="unicode")  # type: ignore[call-overload]
-    return lxml.html.fragment_fromstring(text, create_parent="div")

@@ -8,11 +8,19 @@ never the description itself (which may be SEO text nobody sees).
 
 from __future__ import annotations
 
+from lxml import etree
 from lxml.html import HtmlElement
+
+from .dom import text_of
 
 MIN_DESCRIPTION = 40
 KEY_LENGTH = 60
 LEAD_TAGS = ("p", "div", "h2", "h3", "span", "section", "header", "strong")
+_HOLDERS = etree.XPath(
+    "//*["
+    + " or ".join(f"self::{tag}" for tag in LEAD_TAGS)
+    + "][contains(normalize-space(.), $key)]"
+)
 
 
 def _norm(text: str) -> str:
@@ -34,8 +42,11 @@ def find_lead(tree: HtmlElement, description: str | None) -> str | None:
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None
-    for element in tree.iter(*LEAD_TAGS):
-        text = _norm(element.text_content())
-        if key in text and len(text) < limit and (best is None or len(text) < len(best)):
+    holders = _HOLDERS(tree, key=key)  # the filter runs in C
+    for element in holders if isinstance(holders, list) else []:
+        if not isinstance(element, etree._Element):
+            continue
+        text = _norm(text_of(element))
+        if len(text) < limit and (best is None or len(text) < len(best)):
             best = text
     return best

@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lxml.html import HtmlElement
-
+from .dom import Element, text_of
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
 
 MAX_CONTEXT = 200
@@ -54,9 +53,9 @@ class OutboundLink:
         return {"url": self.url, "text": self.text, "context": self.context}
 
 
-def _context(anchor: HtmlElement, text: str) -> str:
+def _context(anchor: Element, text: str) -> str:
     block = next((a for a in anchor.iterancestors() if a.tag in _BLOCKS), None)
-    around = " ".join((block if block is not None else anchor).text_content().split())
+    around = " ".join(text_of(block if block is not None else anchor).split())
     if len(around) <= MAX_CONTEXT:
         return around
     at = max(0, around.find(text))
@@ -64,9 +63,7 @@ def _context(anchor: HtmlElement, text: str) -> str:
     return around[start : start + MAX_CONTEXT].strip()
 
 
-def outbound_links(
-    content: HtmlElement, page_url: str | None, base: str | None
-) -> list[OutboundLink]:
+def outbound_links(content: Element, page_url: str | None, base: str | None) -> list[OutboundLink]:
     """Links in the main content, in order, one per normalized URL."""
     page = normalize_url(page_url) if page_url and is_web_url(page_url) else None
     seen: set[str] = set()
@@ -75,7 +72,7 @@ def outbound_links(
         href = absolute_url(anchor.get("href") or "", base)
         if not href or not is_web_url(href):
             continue
-        text = " ".join(anchor.text_content().split())
+        text = " ".join(text_of(anchor).split())
         if _NOISE_URL.search(href) or _NOISE_TEXT.match(text):
             continue
         key = normalize_url(href)

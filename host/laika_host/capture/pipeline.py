@@ -19,6 +19,7 @@ from .boilerplate import remove_boilerplate_blocks
 from .bounds import chunk, truncate
 from .convert import html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
+from .dom import Element, drop_tree
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .lead import find_lead
@@ -133,7 +134,7 @@ def _parse(text: str, options: CaptureOptions) -> HtmlElement:
 
 def _main_content(
     tree: HtmlElement, url: str | None, options: CaptureOptions, found: set[str]
-) -> tuple[HtmlElement, str]:
+) -> tuple[Element, str]:
     if options.mode == "selection":
         return tree, "selection"
     if options.mode == "full":
@@ -174,7 +175,7 @@ def _body(tree: HtmlElement) -> HtmlElement:
 
 
 def _to_markdown(
-    content: HtmlElement,
+    content: Element,
     tree: HtmlElement,
     *,
     meta: PageMetadata,
@@ -183,7 +184,7 @@ def _to_markdown(
     extractor: str,
 ) -> str:
     for noscript in list(content.iter("noscript")):
-        noscript.drop_tree()
+        drop_tree(noscript)
     resolve_urls(content, base, include_images=options.include_images)
     body = html_to_markdown(content)
     prefix: list[str] = []

@@ -18,6 +18,8 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
+from .dom import drop_tree
+
 ALWAYS_DROP = frozenset(
     {
         "script",
@@ -132,7 +134,7 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
         parent = element.getparent()
         if parent is None or not _still_attached(element, root):
             continue
-        _drop_keep_tail(element)
+        drop_tree(element)
         removed += 1
     return removed
 
@@ -197,17 +199,3 @@ _LONG_PARAGRAPHS = etree.XPath(
 
 def _still_attached(element: HtmlElement, root: HtmlElement) -> bool:
     return any(ancestor is root for ancestor in element.iterancestors()) or element is root
-
-
-def _drop_keep_tail(element: HtmlElement) -> None:
-    """Remove an element but keep the text that follows it (its tail)."""
-    parent = element.getparent()
-    assert parent is not None
-    tail = element.tail
-    if tail and tail.strip():
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)

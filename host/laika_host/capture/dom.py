@@ -1,0 +1,61 @@
+"""Element helpers that work on any lxml element (lxml.html's live only on HtmlElement).
+
+trafilatura builds its result with plain lxml.etree elements; using these helpers lets capture
+work on that result directly instead of serializing and re-parsing it.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+Element = etree._Element
+
+
+def text_of(element: Element) -> str:
+    """All text below `element`, as lxml.html's text_content() gives it."""
+    return "".join(str(piece) for piece in element.itertext())
+
+
+def drop_tree(element: Element) -> None:
+    """Remove `element` and its children, keeping the text that follows it (its tail)."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+def drop_tag(element: Element) -> None:
+    """Remove `element` but keep its text and children in its place."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    index = parent.index(element)
+    previous = element.getprevious()
+    leading = element.text or ""
+    if leading:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + leading
+        else:
+            parent.text = (parent.text or "") + leading
+    children = list(element)
+    for offset, child in enumerate(children):
+        parent.insert(index + offset, child)
+    tail = element.tail or ""
+    if tail:
+        if children:
+            last = children[-1]
+            last.tail = (last.tail or "") + tail
+        else:
+            before = parent[index - 1] if index > 0 else None
+            if before is not None and before is not element:
+                before.tail = (before.tail or "") + tail
+            else:
+                parent.text = (parent.text or "") + tail
+    parent.remove(element)
