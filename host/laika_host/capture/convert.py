@@ -44,18 +44,23 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
 
 
+def escape_text(text: str) -> str:
+    """Escape page text only where Markdown would otherwise read it as syntax."""
+    if not text:
+        return ""
+    text = text.replace("\\", "\\\\").replace("`", "\\`")
+    text = _ESCAPE_STAR.sub(r"\\*", text)
+    text = _ESCAPE_UNDERSCORE.sub(r"\\_", text)
+    # text that would start a list, heading or quote if it opened a line
+    text = _LEADING_NUMBER.sub(r"\1\\\2", text)
+    return _LEADING_MARK.sub(r"\1\\\2", text)
+
+
 class _LaikaConverter(MarkdownConverter):
     """markdownify with escapes only where Markdown needs them."""
 
     def escape(self, text: str, parent_tags: Any) -> str:
-        if not text:
-            return ""
-        text = text.replace("\\", "\\\\").replace("`", "\\`")
-        text = _ESCAPE_STAR.sub(r"\\*", text)
-        text = _ESCAPE_UNDERSCORE.sub(r"\\_", text)
-        # text that would start a list, heading or quote if it opened a line
-        text = _LEADING_NUMBER.sub(r"\1\\\2", text)
-        return _LEADING_MARK.sub(r"\1\\\2", text)
+        return escape_text(text)
 
 
 def _code_language(element: Any) -> str | None:

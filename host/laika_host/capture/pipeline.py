@@ -22,6 +22,7 @@ from .decode import decode_html
 from .dom import Element, drop_tree
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
+from .images import reattach_images
 from .lead import find_lead
 from .links import outbound_links
 from .metadata import PageMetadata, read_metadata
@@ -38,6 +39,7 @@ SHORT_EXTRACTION = 500
 SHORT_SHARE = 0.2
 READABILITY_WINS = 3.0
 MIN_LIST_LINKS = 10
+HEADING_WINDOW = 3  # the article H1 is among the first blocks, after a lead image or date
 
 
 class _Clock:
@@ -154,7 +156,8 @@ def _main_content(
 
 def _article(tree: HtmlElement, url: str | None, options: CaptureOptions) -> Candidate | None:
     """trafilatura; readability only when trafilatura's result is short for this page."""
-    best = trafilatura_candidate(tree, url, include_images=options.include_images)
+    # images off: trafilatura's image mode keeps captions and credits; images come back later
+    best = trafilatura_candidate(tree, url, include_images=False)
     length = best.text_length if best else 0
     page_length = len("".join(str(_body(tree).xpath("string(.)")).split()))
     if length < SHORT_EXTRACTION or length < SHORT_SHARE * page_length:
@@ -187,16 +190,32 @@ def _to_markdown(
         drop_tree(noscript)
     resolve_urls(content, base, include_images=options.include_images)
     body = html_to_markdown(content)
-    prefix: list[str] = []
-    body_text = " ".join(body.replace("\\", "").split())  # escapes aside, words are as shown
-    if extractor not in ("selection", "full", "list"):
-        lead = find_lead(tree, meta.description)
-        if lead and lead[:60] not in body_text:
-            prefix.append(lead)
+    if extractor == "selection":
+        return body
+    parts = body.split("\n\n") if body else []
+    shown = " ".join(body.replace("\\", "").split())  # escapes aside, words are as shown
     title = meta.h1 or meta.title
-    if title and extractor != "selection" and title not in body_text:
-        prefix.insert(0, f"# {title}")
-    return tidy_markdown("\n\n".join([*prefix, body]))
+    heading_at = next(
+        (i for i, part in enumerate(parts[:HEADING_WINDOW]) if part.startswith("# ")), None
+    )
+    if heading_at is None and title and title not in shown:
+        parts.insert(0, f"# {title}")
+        heading_at = 0
+    if extractor not in ("full", "list"):
+        lead = find_lead(tree, meta.description)
+        if lead and lead[:60] not in shown:
+            parts.insert(0 if heading_at is None else heading_at + 1, _escape_line(lead))
+    markdown = tidy_markdown("\n\n".join(parts))
+    if options.include_images and extractor == "trafilatura":
+        markdown = reattach_images(markdown, tree, base)
+    return markdown
+
+
+def _escape_line(text: str) -> str:
+    """Page text as a Markdown paragraph (the same escapes the converter applies)."""
+    from .convert import escape_text
+
+    return escape_text(text)
 
 
 def _canonical(meta: PageMetadata, base: str | None) -> str | None:

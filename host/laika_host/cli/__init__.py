@@ -8,6 +8,7 @@ from .. import __version__
 from ._lazy import LazyGroup
 
 COMMANDS = {
+    "capture": "laika_host.cli.capture:capture",
     "doctor": "laika_host.cli.install:doctor",
     "host": "laika_host.cli.host:host",
     "install": "laika_host.cli.install:install",
