@@ -82,6 +82,8 @@ _CONVERTER = _LaikaConverter(
     table_infer_header=True,
     autolinks=False,
     escape_misc=False,
+    wrap=True,  # collapse source line breaks inside paragraphs
+    wrap_width=None,  # ... without re-wrapping lines
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from urllib.parse import urlsplit
 
 from .errors import CaptureError
 
@@ -18,10 +19,15 @@ _BOMS = (
 )
 _DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECLARED = re.compile(rb"""<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""", re.I)
+_LATIN_SINGLE_BYTE = {
+    "cp1250", "cp1252", "windows1250", "windows1252", "iso88591", "iso88592", "iso885915",
+    "latin1", "latin2", "cp1257", "iso885913", "maclatin2", "macroman", "cp850", "cp437",
+}  # fmt: skip
+_CENTRAL_EUROPEAN_TLDS = {"pl", "cz", "sk", "hu", "si", "hr", "ro", "ba", "rs"}
 _WINDOWS_1252_ALIASES = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "l1", "us-ascii", "ascii"}
 
 
-def decode_html(raw: bytes) -> tuple[str, str]:
+def decode_html(raw: bytes, url: str | None = None) -> tuple[str, str]:
     """(text, encoding used). Raises CaptureError for input that is not text at all."""
     if not raw.strip():
         raise CaptureError("empty", "the page is empty: nothing to capture")
@@ -39,7 +45,7 @@ def decode_html(raw: bytes) -> tuple[str, str]:
     declared = _declared(raw[:16384])
     if declared:
         return raw.decode(declared, "replace"), declared
-    return _detect(raw)
+    return _detect(raw, url)
 
 
 def _declared(head: bytes) -> str | None:
@@ -55,10 +61,18 @@ def _declared(head: bytes) -> str | None:
         return None
 
 
-def _detect(raw: bytes) -> tuple[str, str]:
+def _detect(raw: bytes, url: str | None) -> tuple[str, str]:
+    """Undeclared and not UTF-8: detection, with the tie between the Latin code pages broken
+    the way browsers do it, by where the page comes from (its top-level domain)."""
     from charset_normalizer import from_bytes
 
     best = from_bytes(raw[:200_000]).best()
-    if best is not None and best.encoding:
-        return raw.decode(best.encoding, "replace"), best.encoding
-    return raw.decode("cp1252", "replace"), "cp1252"
+    encoding = best.encoding if best is not None and best.encoding else "cp1252"
+    if encoding.replace("_", "").replace("-", "").lower() in _LATIN_SINGLE_BYTE:
+        encoding = "cp1250" if _tld(url) in _CENTRAL_EUROPEAN_TLDS else "cp1252"
+    return raw.decode(encoding, "replace"), encoding
+
+
+def _tld(url: str | None) -> str:
+    host = urlsplit(url).hostname if url else None
+    return host.rsplit(".", 1)[-1].lower() if host else ""

@@ -60,7 +60,7 @@ def capture_html(
     """Capture one page (or, in selection mode, one fragment) as Markdown."""
     options = options or CaptureOptions()
     clock = _Clock()
-    text, encoding = clock.run("decode", lambda: _decode(html))
+    text, encoding = clock.run("decode", lambda: _decode(html, url))
     _check_html(text)
     tree = clock.run("parse", lambda: _parse(text, options))
     meta = clock.run("metadata", lambda: read_metadata(tree))
@@ -109,9 +109,9 @@ def capture_html(
     )
 
 
-def _decode(html: str | bytes) -> tuple[str, str | None]:
+def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
     if isinstance(html, bytes):
-        return decode_html(html)
+        return decode_html(html, url)
     if not html.strip():
         raise CaptureError("empty", "the page is empty: nothing to capture")
     return html, None
