@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -93,6 +94,10 @@ def score_all(
     return {label: tally.result(len(names)) for label, tally in tallies.items()}
 
 
+def laika_extractor(include_images: bool) -> Callable[[bytes], str]:
+    return partial(_laika, include_images=include_images)
+
+
 def _laika(raw: bytes, *, include_images: bool) -> str:
     from laika_host.capture import CaptureOptions, capture_html
 
@@ -112,6 +117,23 @@ def _readability_markdownify(raw: bytes) -> str:
     return markdownify(Document(raw).summary(html_partial=True))  # type: ignore[no-any-return]
 
 
+def peak_rss_mb() -> float:
+    """Peak resident memory of a fresh process that captures a synthetic 10 MB page."""
+    script = (
+        "import resource, sys\n"
+        "from laika_host.capture import capture_html\n"
+        "p = '<p>' + 'A long page keeps going with more and more words. ' * 20 + '</p>'\n"
+        "body = p * (10_000_000 // len(p))\n"
+        "html = '<html><body><article><h1>Huge</h1>' + body + '</article></body></html>'\n"
+        "capture_html(html.encode(), 'https://example.org/huge')\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return int(done.stdout.strip()) / 1024  # Linux reports KiB
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -125,9 +147,7 @@ def main() -> int:
     logging.disable(logging.WARNING)
     expectations = json.loads((args.corpus / "expectations.json").read_text(encoding="utf-8"))
     names = sorted(expectations)[: args.limit or None]
-    runs: dict[str, Callable[[bytes], str]] = {
-        "laika": partial(_laika, include_images=not args.no_images)
-    }
+    runs: dict[str, Callable[[bytes], str]] = {"laika": laika_extractor(not args.no_images)}
     if not args.only_laika:
         runs |= {"trafilatura": _trafilatura, "readability+markdownify": _readability_markdownify}
     results = score_all(runs, args.corpus, names, expectations)
@@ -145,6 +165,7 @@ def main() -> int:
             f"laika / trafilatura: F1 {ours['f1'] - peer['f1']:+.3f}, "
             f"speed {ours['pages_per_second'] / peer['pages_per_second']:.2f}x"
         )
+    print(f"peak RSS capturing a 10 MB page: {peak_rss_mb():.0f} MB (goal <= 150 MB)")
     if ours["f1"] < args.floor:
         print(f"F1 {ours['f1']:.3f} is below the floor {args.floor:.3f}", file=sys.stderr)
         return 1

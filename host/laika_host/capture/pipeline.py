@@ -8,6 +8,7 @@ bound -> chunk -> text, links, hash.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -39,6 +40,8 @@ SHORT_EXTRACTION = 500
 SHORT_SHARE = 0.2
 READABILITY_WINS = 3.0
 MIN_LIST_LINKS = 10
+MAX_PARSE_CHARS = 2_000_000
+_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 HEADING_WINDOW = 3  # the article H1 is among the first blocks, after a lead image or date
 
 
@@ -62,9 +65,12 @@ def capture_html(
     clock = _Clock()
     text, encoding = clock.run("decode", lambda: _decode(html, url))
     _check_html(text)
+    text, input_cut = _bound_input(text)
     tree = clock.run("parse", lambda: _parse(text, options))
     meta = clock.run("metadata", lambda: read_metadata(tree))
     found = clock.run("signals", lambda: text_signals(tree, text))
+    if input_cut:
+        found.add("truncated")
     named = NamedSignals()
     page_url = strip_credentials(url) if url and is_web_url(url) else url
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
@@ -115,6 +121,18 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
     if not html.strip():
         raise CaptureError("empty", "the page is empty: nothing to capture")
     return html, None
+
+
+def _bound_input(text: str) -> tuple[str, bool]:
+    """Keep memory bounded on huge pages: drop script and style bodies, then cut the HTML at a
+    tag boundary. The Markdown is bounded far below this anyway (`max_chars`)."""
+    if len(text) <= MAX_PARSE_CHARS:
+        return text, False
+    text = _SCRIPT_OR_STYLE.sub("", text)
+    if len(text) <= MAX_PARSE_CHARS:
+        return text, False
+    cut = text.rfind("<", 0, MAX_PARSE_CHARS)
+    return text[: cut if cut > 0 else MAX_PARSE_CHARS], True
 
 
 def _check_html(text: str) -> None:
