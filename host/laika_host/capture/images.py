@@ -63,6 +63,8 @@ def _is_content_image(image: HtmlElement) -> bool:
 
 def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
     """`markdown` with the article's images inserted where they stand in the page."""
+    if tree.find(".//img") is None:
+        return markdown
     blocks = markdown.split("\n\n")
     anchors = _anchor_texts(blocks)
     if not anchors:

@@ -37,8 +37,9 @@ def find_lead(tree: HtmlElement, description: str | None) -> str | None:
     if len(wanted) < MIN_DESCRIPTION:
         return None
     key = wanted[:KEY_LENGTH]
-    text: str = tree.xpath("string(.)")
-    if key not in _norm(text):
+    text = text_of(tree)
+    probe = max(key.split(" "), key=len)  # the longest word: a literal test in C first
+    if probe not in text or key not in _norm(text):
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None

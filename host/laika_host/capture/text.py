@@ -40,16 +40,22 @@ def markdown_to_text(markdown: str) -> str:
 
     text = _FENCED.sub(lambda m: protect(m.group(2)), markdown)
     text = _CODE_SPAN.sub(lambda m: protect(m.group(2).strip()), text)
-    text = _IMAGE.sub("", text)
-    text = _LINK.sub(r"\1", text)
+    if "](" in text:
+        text = _IMAGE.sub("", text)
+        text = _LINK.sub(r"\1", text)
     text = _HEADING.sub("", text)
     text = _QUOTE.sub("", text)
-    text = _TABLE_RULE.sub("", text)
+    if "|" in text:
+        text = _TABLE_RULE.sub("", text)
     text = _BULLET.sub("", text)
     text = "\n".join(_PIPE.sub(" ", line).strip() for line in text.split("\n"))
-    for _ in range(3):  # nested emphasis
-        text = _STAR_EMPHASIS.sub(r"\2", text)
-        text = _UNDERSCORE_EMPHASIS.sub(r"\2", text)
+    for _ in range(3):  # nested emphasis, while any is left
+        if "*" in text or "~~" in text:
+            text = _STAR_EMPHASIS.sub(r"\2", text)
+        if "_" in text:
+            text = _UNDERSCORE_EMPHASIS.sub(r"\2", text)
+        if not ("*" in text or "_" in text or "~~" in text):
+            break
     text = _HARD_BREAK.sub("\n", text)
     text = _ESCAPE.sub(r"\1", text)
     text = _MARKER.sub("", text)
