@@ -8,7 +8,7 @@ middle and its tail, with a visible marker where text was left out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 TRUNCATION_MARKER = "[Truncated: captured partial content]"
 HEAD_SHARE = 0.5
@@ -118,7 +118,7 @@ class Chunk:
     markdown: str
 
     def to_json(self) -> dict[str, object]:
-        return {"index": self.index, "count": self.count, "markdown": self.markdown}
+        return asdict(self)
 
 
 def chunk(markdown: str, chunk_size: int, max_chunks: int) -> list[Chunk]:

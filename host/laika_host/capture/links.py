@@ -7,7 +7,7 @@ feed links, mailto and javascript targets, and anchors on the page itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from .dom import Element, text_of
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
@@ -50,7 +50,7 @@ class OutboundLink:
     context: str
 
     def to_json(self) -> dict[str, str]:
-        return {"url": self.url, "text": self.text, "context": self.context}
+        return asdict(self)
 
 
 def _context(anchor: Element, text: str) -> str:
