@@ -12,7 +12,7 @@ import re
 
 from .dom import Element, drop_tree, text_of
 
-BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "figcaption")
+BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "figcaption", "tr")
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 READ_MORE = re.compile(
@@ -24,7 +24,8 @@ READ_MORE = re.compile(
     r"empfohlene beitr[aä]ge|das (k[oö]nnte|thema k[oö]nnte) (sie|dich) (auch )?interessieren|"
     r"auch interessant|vorschau auf den n[aä]chsten|czytaj (te[zż]|tak[zż]e|wi[eę]cej)|"
     r"zobacz (te[zż]|tak[zż]e)|lire aussi|[aà] lire aussi|voir aussi|leggi anche|"
-    r"notas relacionadas|temas)\b",
+    r"notas relacionadas|temas|beitr[aä]ge aus dem forum|weitere aktuelle themen|"
+    r"nichts mehr vers[aä]umen)\b",
     re.IGNORECASE,
 )
 FOLLOW_US = re.compile(
@@ -33,14 +34,31 @@ FOLLOW_US = re.compile(
     re.IGNORECASE,
 )
 CREDIT = re.compile(
-    r"(^\(?(credit|foto|fotos|bild|bilder|photo|image|quelle|source)\s*:|©)", re.IGNORECASE
+    r"(^\(?(credit|foto|fotos|bild|bilder|photo|image|quelle|source|copyright)\s*:|©)",
+    re.IGNORECASE,
 )
 PAGE_META = re.compile(
     r"^((letzte )?(änderung|aktualisiert|updated|last updated|zuletzt aktualisiert|stand)\b|"
     r"(keine )?kommentare\b|view comments|kommentare insgesamt|kontakt:?$|"
-    r"ansprechpartner(in)?( zum thema)?:?$|originalpublikation$)",
+    r"ansprechpartner(in)?( zum thema)?:?$|originalpublikation$|"
+    r".*\b(created|last modified|zuletzt ge[aä]ndert)\b.*\d{4})",
     re.IGNORECASE,
 )
+PAGINATION = re.compile(
+    r"^(es werden|showing|zeige|mostrando|affichage)\b.*\b\d+\b.*\b(von|of|de|sur)\b.*\d+",
+    re.IGNORECASE,
+)
+SUPPORT_US = re.compile(
+    r"(support (our|us|independent)|would you consider supporting|we need your help|"
+    r"unterst[uü]tze (uns|unsere|[A-ZÄÖÜ]\w+ )|unterst[uü]tzen sie (uns|unsere)|bezahlschranke|"
+    r"jetzt (spenden|abonnieren|unterst[uü]tzen)|become a (member|patron|supporter)|"
+    r"hacemos periodismo|apoya (nuestro|el) periodismo|soutenez|wspieraj|"
+    r"patreon\.com|steadyhq\.com|\bdonate\b|\bspenden\b)",
+    re.IGNORECASE,
+)
+MAX_PAGINATION = 120
+MAX_SUPPORT_US = 700
+_LEADING_PUNCTUATION = re.compile(r"^[\W_]+")
 MAX_READ_MORE = 250
 MAX_FOLLOW_US = 300
 MAX_CREDIT = 120
@@ -57,14 +75,19 @@ def _link_share(element: Element, length: int) -> float:
     return linked / length if length else 0.0
 
 
-def is_boilerplate_block(element: Element) -> bool:
+def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
+    """A leftover block; `in_tail`: it sits in the second half of the content, where the
+    "support us" appeals live (the same words mid-article are more likely content)."""
     text = _text(element)
     length = len(text)
     if not length:
         return False
+    bare = _LEADING_PUNCTUATION.sub("", text)
     return (
-        (length < MAX_READ_MORE and READ_MORE.match(text) is not None)
-        or (length < MAX_FOLLOW_US and FOLLOW_US.match(text) is not None)
+        (length < MAX_READ_MORE and (READ_MORE.match(text) or READ_MORE.match(bare)) is not None)
+        or (length < MAX_PAGINATION and PAGINATION.match(bare) is not None)
+        or (in_tail and length < MAX_SUPPORT_US and SUPPORT_US.search(text) is not None)
+        or (length < MAX_FOLLOW_US and FOLLOW_US.match(bare) is not None)
         or (length < MAX_CREDIT and CREDIT.search(text) is not None)
         or (length < MAX_PAGE_META and PAGE_META.match(text) is not None)
         or (element.tag in _HEADINGS and _link_share(element, length) > LINK_ONLY)
