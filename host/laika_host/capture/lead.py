@@ -51,3 +51,40 @@ def find_lead(tree: HtmlElement, description: str | None) -> str | None:
         if len(text) < limit and (best is None or len(text) < len(best)):
             best = text
     return best
+
+
+LEAD_NAMES = frozenset(
+    {
+        "lead", "lede", "teaser", "intro", "standfirst", "deck", "summary", "subtitle",
+        "excerpt", "abstract", "subline", "sapo", "entradilla", "bajada", "copete",
+    }
+)  # fmt: skip
+MAX_LEAD = 1500
+H1_NEIGHBOURHOOD = 2
+
+
+def find_named_lead(tree: HtmlElement) -> str | None:
+    """A lead the page names as such (class/id lead, teaser, standfirst, deck, ...) next to
+    the article's H1: the heading's section holds it. Teasers elsewhere on the page (related
+    stories) are not near the H1 and are ignored."""
+    from .prune import tokens
+
+    heading = tree.find(".//h1")
+    if heading is None:
+        return None
+    region = heading
+    for _ in range(H1_NEIGHBOURHOOD):
+        parent = region.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        region = parent
+    for element in region.iter("p", "div", "h2", "h3", "span", "section", "header", "strong"):
+        if element is heading or LEAD_NAMES.isdisjoint(tokens(element)):
+            continue
+        text = _norm(text_of(element))
+        if not MIN_DESCRIPTION <= len(text) <= MAX_LEAD:
+            continue
+        linked = sum(len(_norm(text_of(a))) for a in element.iter("a"))
+        if linked < 0.3 * len(text):
+            return text
+    return None

@@ -24,7 +24,7 @@ from .dom import Element, drop_tree
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
-from .lead import find_lead
+from .lead import find_lead, find_named_lead
 from .links import outbound_links
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
@@ -220,7 +220,7 @@ def _to_markdown(
         parts.insert(0, f"# {title}")
         heading_at = 0
     if extractor not in ("full", "list"):
-        lead = find_lead(tree, meta.description)
+        lead = find_lead(tree, meta.description) or find_named_lead(tree)
         if lead and lead[:60] not in shown:
             parts.insert(0 if heading_at is None else heading_at + 1, _escape_line(lead))
     markdown = tidy_markdown("\n\n".join(parts))
