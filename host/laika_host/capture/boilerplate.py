@@ -96,11 +96,16 @@ def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
 
 def remove_boilerplate_blocks(root: Element) -> int:
     """Drop outermost blocks that are boilerplate; returns how many."""
-    doomed = [
+    outermost = [
         block
         for block in root.iter(*BLOCK_TAGS)
         if not any(a.tag in BLOCK_TAGS for a in block.iterancestors())
-        and is_boilerplate_block(block)
+    ]
+    half = len(outermost) // 2
+    doomed = [
+        block
+        for index, block in enumerate(outermost)
+        if is_boilerplate_block(block, in_tail=index >= half)
     ]
     for block in doomed:
         drop_tree(block)

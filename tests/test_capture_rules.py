@@ -1,0 +1,84 @@
+"""The measured capture rules, each on its own: boilerplate blocks and lead recovery."""
+
+from __future__ import annotations
+
+import lxml.html
+import pytest
+
+from laika_host.capture.boilerplate import is_boilerplate_block, remove_boilerplate_blocks
+from laika_host.capture.lead import find_lead, find_named_lead
+
+
+def block(html: str) -> lxml.html.HtmlElement:
+    return lxml.html.fragment_fromstring(html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>Lea más: Otro artículo sobre el tema</p>",
+        "<p>Lesen Sie auch: Die Bahn streicht Züge</p>",
+        "<p>Czytaj też: Nowe przepisy od stycznia</p>",
+        "<p>» Read more: the full timeline</p>",
+        "<p>¡Mira lo que tiene nuestro canal de YouTube!</p>",
+        "<p>Follow The Gleaner on Twitter and Instagram</p>",
+        "<p>Foto: dpa / Picture Alliance</p>",
+        "<p>Copyright: Gisele Wender</p>",
+        "<p>Aktualisiert am 17.01.2021.</p>",
+        "<p>page.html - Created 03-10-2004 2:20pm - Last Modified: 03-10-2004 2:20pm</p>",
+        "<p>Es werden die Weine 1 bis 10 von insgesamt 19 angezeigt!</p>",
+        "<h3><a href='/other'>Another story entirely, linked</a></h3>",
+        "<tr><td>Kommentare insgesamt: 0</td></tr>",
+    ],
+)
+def test_boilerplate_blocks(html: str) -> None:
+    assert is_boilerplate_block(block(html))
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<p>Read the report's second chapter before the vote, said the chair.</p>",
+        "<p>The photo agency credited the image to a freelancer in court papers.</p>",
+        "<h3>How the vote went</h3>",
+        "<p>Please support our work: the campaign asked residents to donate.</p>",
+    ],
+)
+def test_content_blocks_are_kept(html: str) -> None:
+    assert not is_boilerplate_block(block(html))
+
+
+def test_support_us_appeals_only_go_in_the_second_half() -> None:
+    appeal = "<p>If you enjoyed reading this post, would you consider supporting our work?</p>"
+    prose = "".join(f"<p>Paragraph {i} of the article body.</p>" for i in range(6))
+    early = block(f"<div>{appeal}{prose}</div>")
+    late = block(f"<div>{prose}{appeal}</div>")
+    assert remove_boilerplate_blocks(early) == 0
+    assert remove_boilerplate_blocks(late) == 1
+
+
+def test_lead_found_through_the_description() -> None:
+    tree = lxml.html.document_fromstring(
+        "<html><body><h1>Title</h1><p class='x'><strong>Bundespräsident</strong> Frank-Walter "
+        "Steinmeier lädt jedes Jahr zum Neujahrsempfang ins Schloss Bellevue.</p></body></html>"
+    )
+    description = "Bundespräsident Frank-Walter Steinmeier lädt jedes Jahr zum Neujahrsempfang"
+    assert find_lead(tree, description) == (
+        "Bundespräsident Frank-Walter Steinmeier lädt jedes Jahr zum Neujahrsempfang ins "
+        "Schloss Bellevue."
+    )
+    assert find_lead(tree, "A description that the page does not show anywhere at all") is None
+
+
+def test_named_lead_near_the_heading_and_not_elsewhere() -> None:
+    page = (
+        "<html><body><article><header><h1>Title</h1>"
+        "<p class='article-lead'>The lead paragraph that the extractor dropped, long enough.</p>"
+        "</header><p>Body.</p></article>"
+        "<aside><div class='teaser'>A teaser for another story that must not become the lead.</div></aside>"
+        "</body></html>"
+    )
+    tree = lxml.html.document_fromstring(page)
+    assert find_named_lead(tree) == "The lead paragraph that the extractor dropped, long enough."
+    far = lxml.html.document_fromstring(page.replace("class='article-lead'", "class='x'"))
+    assert find_named_lead(far) is None
