@@ -156,7 +156,7 @@ def main() -> int:
     for label, r in results.items():
         print(
             f"{label:26} {r['precision']:6.3f} {r['recall']:6.3f} {r['accuracy']:6.3f} "
-            f"{r['f1']:6.3f} {r['pages_per_second']:8.1f}"
+            f"{r['f1']:6.4f} {r['pages_per_second']:8.1f}"
         )
     ours = results["laika"]
     if "trafilatura" in results:

@@ -16,7 +16,7 @@ BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt",
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
 
 READ_MORE = re.compile(
-    r"^(>>|lea (m[aá]s|tambi[eé]n)|lee (m[aá]s|tambi[eé]n)|lea|mire|mira|ver tambi[eé]n|"
+    r"^(lea (m[aá]s|tambi[eé]n)|lee (m[aá]s|tambi[eé]n)|lea|mire|mira|ver tambi[eé]n|"
     r"vea tambi[eé]n|read (more|also)|see also|also read|related( articles| posts| stories)?|"
     r"more on this|recommended|you may also like|lesen sie (auch|mehr)|"
     r"mehr (zum thema|dazu|lesen)|weiterlesen|zum weiterlesen|"
@@ -57,6 +57,7 @@ SUPPORT_US = re.compile(
     re.IGNORECASE,
 )
 MAX_PAGINATION = 120
+MIN_TEASER = 25
 MAX_SUPPORT_US = 700
 _LEADING_PUNCTUATION = re.compile(r"^[\W_]+")
 MAX_READ_MORE = 250
@@ -91,6 +92,13 @@ def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
         or (length < MAX_CREDIT and CREDIT.search(text) is not None)
         or (length < MAX_PAGE_META and PAGE_META.match(text) is not None)
         or (element.tag in _HEADINGS and _link_share(element, length) > LINK_ONLY)
+        or (text.startswith((">>", "»")) and _link_share(element, length) > LINK_ONLY)
+        or (
+            in_tail
+            and element.tag in ("p", "li")
+            and length > MIN_TEASER
+            and _link_share(element, length) > LINK_ONLY
+        )
     )
 
 
