@@ -82,3 +82,19 @@ def test_named_lead_near_the_heading_and_not_elsewhere() -> None:
     assert find_named_lead(tree) == "The lead paragraph that the extractor dropped, long enough."
     far = lxml.html.document_fromstring(page.replace("class='article-lead'", "class='x'"))
     assert find_named_lead(far) is None
+
+
+def test_title_line_only_when_the_h1_is_the_articles_title() -> None:
+    from laika_host.capture.metadata import PageMetadata
+    from laika_host.capture.pipeline import _article_title
+
+    def meta(h1: str | None, title: str | None) -> PageMetadata:
+        return PageMetadata(title, h1, None, None, None, None, None, None)
+
+    assert (
+        _article_title(meta("Rail strike ends", "Rail strike ends | News Site"))
+        == "Rail strike ends"
+    )
+    assert _article_title(meta("Press releases", "Rail strike ends after three days")) is None
+    assert _article_title(meta(None, "Only the title")) == "Only the title"
+    assert _article_title(meta("Only the heading", None)) == "Only the heading"

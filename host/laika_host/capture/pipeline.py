@@ -42,7 +42,8 @@ READABILITY_WINS = 3.0
 MIN_LIST_LINKS = 10
 MAX_PARSE_CHARS = 2_000_000
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-HEADING_WINDOW = 3  # the article H1 is among the first blocks, after a lead image or date
+HEADING_WINDOW = 3
+TITLE_AGREEMENT = 0.5  # the article H1 is among the first blocks, after a lead image or date
 
 
 class _Clock:
@@ -212,7 +213,7 @@ def _to_markdown(
         return body
     parts = body.split("\n\n") if body else []
     shown = " ".join(body.replace("\\", "").split())  # escapes aside, words are as shown
-    title = meta.h1 or meta.title
+    title = _article_title(meta)
     heading_at = next(
         (i for i, part in enumerate(parts[:HEADING_WINDOW]) if part.startswith("# ")), None
     )
@@ -227,6 +228,24 @@ def _to_markdown(
     if options.include_images and extractor == "trafilatura":
         markdown = reattach_images(markdown, tree, base)
     return markdown
+
+
+def _article_title(meta: PageMetadata) -> str | None:
+    """The H1 when the page's metadata agrees it is the article's title.
+
+    A page whose H1 is a section label ("Press releases") while its metadata names the
+    article gets no title line rather than a wrong one.
+    """
+    if not meta.h1:
+        return meta.title
+    if not meta.title:
+        return meta.h1
+    h1, named = meta.h1.lower(), meta.title.lower()
+    if h1 in named or named in h1:
+        return meta.h1
+    h1_words, named_words = set(h1.split()), set(named.split())
+    shared = len(h1_words & named_words) / max(1, min(len(h1_words), len(named_words)))
+    return meta.h1 if shared >= TITLE_AGREEMENT else None
 
 
 def _escape_line(text: str) -> str:
