@@ -27,7 +27,9 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def find_lead(tree: HtmlElement, description: str | None) -> str | None:
+def find_lead(
+    tree: HtmlElement, description: str | None, page_text: str | None = None
+) -> str | None:
     """The visible element whose text is the page description, or None.
 
     A cheap gate first (does the description's opening occur in the page text at all?), then
@@ -37,7 +39,7 @@ def find_lead(tree: HtmlElement, description: str | None) -> str | None:
     if len(wanted) < MIN_DESCRIPTION:
         return None
     key = wanted[:KEY_LENGTH]
-    text = text_of(tree)
+    text = page_text if page_text is not None else text_of(tree)
     probe = max(key.split(" "), key=len)  # the longest word: a literal test in C first
     if probe not in text or key not in _norm(text):
         return None

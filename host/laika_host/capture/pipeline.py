@@ -29,7 +29,7 @@ from .links import outbound_links
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
 from .prune import prune
-from .signals import NamedSignals, ordered, text_signals
+from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
 from .text import markdown_to_text
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
 
@@ -69,19 +69,29 @@ def capture_html(
     text, input_cut = _bound_input(text)
     tree = clock.run("parse", lambda: _parse(text, options))
     meta = clock.run("metadata", lambda: read_metadata(tree))
-    found = clock.run("signals", lambda: text_signals(tree, text))
+    found = clock.run("signals", lambda: markup_signals(tree, text))
+    loads_scripts = bool(tree.xpath("//script[@src]"))
     if input_cut:
         found.add("truncated")
     named = NamedSignals()
     page_url = strip_credentials(url) if url and is_web_url(url) else url
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
     clock.run("prune", lambda: prune(tree, named))
-    found |= named.found
-    content, extractor = clock.run("extract", lambda: _main_content(tree, page_url, options, found))
+    visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
+    found |= named.found | phrase_signals(visible, loads_scripts=loads_scripts)
+    content, extractor = clock.run(
+        "extract", lambda: _main_content(tree, page_url, options, found, visible)
+    )
     markdown = clock.run(
         "convert",
         lambda: _to_markdown(
-            content, tree, meta=meta, base=base, options=options, extractor=extractor
+            content,
+            tree,
+            meta=meta,
+            base=base,
+            options=options,
+            extractor=extractor,
+            visible=visible,
         ),
     )
     markdown, truncated = truncate(markdown, options.max_chars)
@@ -154,7 +164,7 @@ def _parse(text: str, options: CaptureOptions) -> HtmlElement:
 
 
 def _main_content(
-    tree: HtmlElement, url: str | None, options: CaptureOptions, found: set[str]
+    tree: HtmlElement, url: str | None, options: CaptureOptions, found: set[str], visible: str
 ) -> tuple[Element, str]:
     if options.mode == "selection":
         return tree, "selection"
@@ -164,7 +174,7 @@ def _main_content(
         found.add("list_page")
         return _body(tree), "list"
 
-    candidate = _article(tree, url, options)
+    candidate = _article(tree, url, len("".join(visible.split())))
     if candidate is not None and candidate.text_length:
         return candidate.root, candidate.name
     if options.mode == "auto" and len(tree.xpath("//a[@href]")) >= MIN_LIST_LINKS:
@@ -173,12 +183,11 @@ def _main_content(
     return _body(tree), "fallback:full"
 
 
-def _article(tree: HtmlElement, url: str | None, options: CaptureOptions) -> Candidate | None:
+def _article(tree: HtmlElement, url: str | None, page_length: int) -> Candidate | None:
     """trafilatura; readability only when trafilatura's result is short for this page."""
     # images off: trafilatura's image mode keeps captions and credits; images come back later
     best = trafilatura_candidate(tree, url, include_images=False)
     length = best.text_length if best else 0
-    page_length = len("".join(str(_body(tree).xpath("string(.)")).split()))
     if length < SHORT_EXTRACTION or length < SHORT_SHARE * page_length:
         other = readability_candidate(tree, url)
         if other is not None and other.text_length > READABILITY_WINS * length:
@@ -204,6 +213,7 @@ def _to_markdown(
     base: str | None,
     options: CaptureOptions,
     extractor: str,
+    visible: str,
 ) -> str:
     for noscript in list(content.iter("noscript")):
         drop_tree(noscript)
@@ -221,7 +231,7 @@ def _to_markdown(
         parts.insert(0, f"# {title}")
         heading_at = 0
     if extractor not in ("full", "list"):
-        lead = find_lead(tree, meta.description) or find_named_lead(tree)
+        lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)
         if lead and lead[:60] not in shown:
             parts.insert(0 if heading_at is None else heading_at + 1, _escape_line(lead))
     markdown = tidy_markdown("\n\n".join(parts))

@@ -91,8 +91,8 @@ def page_text(tree: HtmlElement) -> str:
     return text
 
 
-def text_signals(tree: HtmlElement, raw_html: str) -> set[str]:
-    """Signals from the page's words and markup (read before pruning removes the evidence)."""
+def markup_signals(tree: HtmlElement, raw_html: str) -> set[str]:
+    """Signals only the raw page shows (read before pruning removes scripts and banners)."""
     found: set[str] = set()
     if re.search(r'"isAccessibleForFree"\s*:\s*"?(false|False)', raw_html):
         found.add("paywall_or_login")
@@ -101,16 +101,22 @@ def text_signals(tree: HtmlElement, raw_html: str) -> set[str]:
         found.add("captcha")
     if "DiscussionForumPosting" in raw_html:
         found.add("thread_page")
-    visible = page_text(tree).lower()
+    noscript = " ".join(n.text_content() for n in tree.iter("noscript"))
+    if _ENABLE_JS.search(noscript):
+        found.add("script_required")
+    return found
+
+
+def phrase_signals(visible: str, *, loads_scripts: bool) -> set[str]:
+    """Signals from the words of the pruned page (no script or style text to wade through;
+    banners that pruning removed by name were already seen by `NamedSignals`)."""
+    found: set[str] = set()
+    lowered = visible.lower()
     for signal, keywords, pattern in _PHRASES:
         # a literal keyword check first: even on visible text a regex scan costs time
-        if any(word in visible for word in keywords) and pattern.search(visible):
+        if any(word in lowered for word in keywords) and pattern.search(lowered):
             found.add(signal)
-    has_scripts = bool(tree.xpath("//script[@src]"))
-    noscript = " ".join(n.text_content() for n in tree.iter("noscript"))
-    if (len(visible.replace(" ", "")) < SCRIPT_REQUIRED_TEXT and has_scripts) or _ENABLE_JS.search(
-        noscript
-    ):
+    if loads_scripts and len("".join(visible.split())) < SCRIPT_REQUIRED_TEXT:
         found.add("script_required")
     return found
 
