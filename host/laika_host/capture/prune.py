@@ -112,19 +112,20 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
     doomed = []
     for element in root.iter():
         tag = element.tag
-        if not isinstance(tag, str):
-            doomed.append(element)  # comments, processing instructions
+        if not isinstance(tag, str) or tag in ALWAYS_DROP:
+            doomed.append(element)  # comments, processing instructions, scripts, embeds
+            continue
+        if not element.attrib:  # most elements: only the landmark rule can apply
+            if tag in LANDMARKS and element not in keep and _is_landmark_noise(element):
+                doomed.append(element)
             continue
         names = tokens(element)
-        if observe is not None and (
-            names or element.attrib.get("role") or element.attrib.get("aria-modal")
-        ):
+        if observe is not None:
             observe(element, names)
         if tag in PROTECTED or element in keep:
             continue
         if (
-            tag in ALWAYS_DROP
-            or _is_overlay(element)
+            _is_overlay(element)
             or _is_landmark_noise(element)
             or (not NOISE_TOKENS.isdisjoint(names) and not _looks_like_content(element, body_text))
         ):
