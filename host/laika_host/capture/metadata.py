@@ -79,41 +79,54 @@ def _iso_date(value: str | None) -> str | None:
     return "-".join(match.groups()) if match else None
 
 
+def _meta_tags(tree: HtmlElement) -> dict[str, str]:
+    """Every `<meta>` value by its property, name, itemprop or http-equiv (first one wins)."""
+    found: dict[str, str] = {}
+    for meta in tree.iter("meta"):
+        attributes = meta.attrib
+        key = (
+            attributes.get("property")
+            or attributes.get("name")
+            or attributes.get("itemprop")
+            or attributes.get("http-equiv")
+        )
+        value = _clean(attributes.get("content"))
+        if key and value:
+            found.setdefault(key.lower(), value)
+    return found
+
+
 def read_metadata(tree: HtmlElement) -> PageMetadata:
-    """Metadata of the whole page (call before pruning: scripts hold JSON-LD)."""
-    ld = _json_ld(tree)
-    title = _first(
-        tree,
-        '//meta[@property="og:title"]/@content',
-        '//meta[@name="twitter:title"]/@content',
-        "//title",
-    ) or _ld_value(ld, "headline")
+    """Metadata of the whole page (call before pruning: scripts hold JSON-LD).
+
+    One pass over the `<meta>` tags; JSON-LD is parsed only when they leave a field empty.
+    """
+    tags = _meta_tags(tree)
+    ld: list[dict[str, object]] | None = None
+
+    def from_ld(key: str) -> str | None:
+        nonlocal ld
+        if ld is None:
+            ld = _json_ld(tree)
+        return _ld_value(ld, key)
+
+    title = tags.get("og:title") or tags.get("twitter:title") or _first(tree, "//title")
+    title = title or from_ld("headline")
     h1 = _first(tree, "//h1")
-    byline = _first(
-        tree,
-        '//meta[@name="author"]/@content',
-        '//meta[@property="article:author"]/@content',
-        '//*[@rel="author"]',
-    ) or _ld_value(ld, "author")
+    byline = tags.get("author") or tags.get("article:author") or _first(tree, '//*[@rel="author"]')
+    byline = byline or from_ld("author")
     if byline and byline.startswith(("http://", "https://")):
         byline = None
     published = _iso_date(
-        _first(
-            tree,
-            '//meta[@property="article:published_time"]/@content',
-            '//meta[@name="date"]/@content',
-            '//meta[@itemprop="datePublished"]/@content',
-        )
-        or _ld_value(ld, "datePublished")
+        tags.get("article:published_time")
+        or tags.get("date")
+        or tags.get("datepublished")
+        or from_ld("datePublished")
         or _first(tree, "//time/@datetime")
     )
-    language = _first(tree, "/html/@lang", '//meta[@http-equiv="content-language"]/@content')
-    canonical = _first(
-        tree, '//link[@rel="canonical"]/@href', '//meta[@property="og:url"]/@content'
-    )
-    description = _first(
-        tree, '//meta[@property="og:description"]/@content', '//meta[@name="description"]/@content'
-    )
+    language = _first(tree, "/html/@lang") or tags.get("content-language")
+    canonical = _first(tree, '//link[@rel="canonical"]/@href') or tags.get("og:url")
+    description = tags.get("og:description") or tags.get("description")
     base_href = _first(tree, "//base/@href")
     return PageMetadata(
         title=title,
