@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .dom import Element, drop_tree, text_of
+from .dom import Element, drop_tree, visible_text
 
 BLOCK_TAGS = ("p", "li", "h2", "h3", "h4", "h5", "h6", "blockquote", "dd", "dt", "figcaption", "tr")
 _HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
@@ -68,11 +68,11 @@ LINK_ONLY = 0.9
 
 
 def _text(element: Element) -> str:
-    return " ".join(text_of(element).split())
+    return visible_text(element)
 
 
 def _link_share(element: Element, length: int) -> float:
-    linked = sum(len(" ".join(text_of(a).split())) for a in element.iter("a"))
+    linked = sum(len(visible_text(a)) for a in element.iter("a"))
     return linked / length if length else 0.0
 
 

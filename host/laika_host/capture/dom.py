@@ -19,6 +19,16 @@ def text_of(element: Element) -> str:
 _STRING = etree.XPath("string(.)")
 
 
+def squash(text: str) -> str:
+    """Whitespace runs (newlines, tabs, no-break spaces) as one space, ends trimmed."""
+    return " ".join(text.split())
+
+
+def visible_text(element: Element) -> str:
+    """An element's text as a reader sees it: one space between words."""
+    return squash(text_of(element))
+
+
 def drop_tree(element: Element) -> None:
     """Remove `element` and its children, keeping the text that follows it (its tail)."""
     parent = element.getparent()

@@ -13,7 +13,7 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import text_of
+from .dom import squash, visible_text
 from .urls import absolute_url, is_web_url, strip_credentials
 
 ANCHOR_CHARS = 40
@@ -23,17 +23,12 @@ _BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "
 _HOLDER = etree.XPath(
     "//*[self::p or self::li or self::h2 or self::h3][contains(normalize-space(.), $key)]"
 )
-_WS = re.compile(r"\s+")
-
-
-def _norm(text: str) -> str:
-    return _WS.sub(" ", text).strip()
 
 
 def _anchor_texts(markdown_blocks: list[str]) -> list[str]:
     texts = []
     for block in markdown_blocks:
-        plain = _norm(re.sub(r"[\\*_#>`\[\]]", "", block))
+        plain = squash(re.sub(r"[\\*_#>`\[\]]", "", block))
         if len(plain) >= ANCHOR_CHARS and not block.startswith(("!", "|")):
             texts.append(plain[:ANCHOR_CHARS])
     return texts
@@ -80,16 +75,16 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
             src = absolute_url(element.get("src") or element.get("data-src") or "", base)
             if src and is_web_url(src) and src not in seen and _is_content_image(element):
                 seen.add(src)
-                alt = _norm(element.get("alt") or "").replace("]", "\\]")
+                alt = squash(element.get("alt") or "").replace("]", "\\]")
                 pending.append(f"![{alt}]({strip_credentials(src)})")
             continue
         if not pending:
             continue
-        key = _norm(text_of(element))[:ANCHOR_CHARS]
+        key = visible_text(element)[:ANCHOR_CHARS]
         if len(key) < ANCHOR_CHARS:
             continue
         at = next(
-            (i for i, block in enumerate(blocks) if key in _norm(block.replace("\\", ""))), None
+            (i for i, block in enumerate(blocks) if key in squash(block.replace("\\", ""))), None
         )
         if at is not None:
             insert_before.setdefault(at, []).extend(pending)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import text_of
+from .dom import squash, text_of, visible_text
+from .prune import tokens
 
 MIN_DESCRIPTION = 40
 KEY_LENGTH = 60
@@ -23,10 +24,6 @@ _HOLDERS = etree.XPath(
 )
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
 def find_lead(
     tree: HtmlElement, description: str | None, page_text: str | None = None
 ) -> str | None:
@@ -35,13 +32,13 @@ def find_lead(
     A cheap gate first (does the description's opening occur in the page text at all?), then
     the smallest element of a lead-like tag that holds it.
     """
-    wanted = _norm(description or "").rstrip(".… ")
+    wanted = squash(description or "").rstrip(".… ")
     if len(wanted) < MIN_DESCRIPTION:
         return None
     key = wanted[:KEY_LENGTH]
     text = page_text if page_text is not None else text_of(tree)
     probe = max(key.split(" "), key=len)  # the longest word: a literal test in C first
-    if probe not in text or key not in _norm(text):
+    if probe not in text or key not in squash(text):
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None
@@ -49,7 +46,7 @@ def find_lead(
     for element in holders if isinstance(holders, list) else []:
         if not isinstance(element, etree._Element):
             continue
-        text = _norm(text_of(element))
+        text = visible_text(element)
         if len(text) < limit and (best is None or len(text) < len(best)):
             best = text
     return best
@@ -69,8 +66,6 @@ def find_named_lead(tree: HtmlElement) -> str | None:
     """A lead the page names as such (class/id lead, teaser, standfirst, deck, ...) next to
     the article's H1: the heading's section holds it. Teasers elsewhere on the page (related
     stories) are not near the H1 and are ignored."""
-    from .prune import tokens
-
     heading = tree.find(".//h1")
     if heading is None:
         return None
@@ -83,10 +78,10 @@ def find_named_lead(tree: HtmlElement) -> str | None:
     for element in region.iter("p", "div", "h2", "h3", "span", "section", "header", "strong"):
         if element is heading or LEAD_NAMES.isdisjoint(tokens(element)):
             continue
-        text = _norm(text_of(element))
+        text = visible_text(element)
         if not MIN_DESCRIPTION <= len(text) <= MAX_LEAD:
             continue
-        linked = sum(len(_norm(text_of(a))) for a in element.iter("a"))
+        linked = sum(len(visible_text(a)) for a in element.iter("a"))
         if linked < 0.3 * len(text):
             return text
     return None

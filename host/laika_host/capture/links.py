@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from .dom import Element, text_of
+from .dom import Element, visible_text
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
 
 MAX_CONTEXT = 200
@@ -55,7 +55,7 @@ class OutboundLink:
 
 def _context(anchor: Element, text: str) -> str:
     block = next((a for a in anchor.iterancestors() if a.tag in _BLOCKS), None)
-    around = " ".join(text_of(block if block is not None else anchor).split())
+    around = visible_text(block if block is not None else anchor)
     if len(around) <= MAX_CONTEXT:
         return around
     at = max(0, around.find(text))
@@ -72,7 +72,7 @@ def outbound_links(content: Element, page_url: str | None, base: str | None) -> 
         href = absolute_url(anchor.get("href") or "", base)
         if not href or not is_web_url(href):
             continue
-        text = " ".join(text_of(anchor).split())
+        text = visible_text(anchor)
         if _NOISE_URL.search(href) or _NOISE_TEXT.match(text):
             continue
         key = normalize_url(href)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from lxml.html import HtmlElement
 
+from .dom import squash
+
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -30,8 +32,7 @@ class PageMetadata:
 def _clean(value: str | None) -> str | None:
     if not value:
         return None
-    value = " ".join(value.split())
-    return value or None
+    return squash(value) or None
 
 
 def _first(tree: HtmlElement, *xpaths: str) -> str | None:
@@ -70,7 +71,7 @@ def _ld_value(items: list[dict[str, object]], key: str) -> str | None:
             first = value[0]
             value = first.get("name") if isinstance(first, dict) else first
         if isinstance(value, str) and value.strip():
-            return " ".join(value.split())
+            return squash(value)
     return None
 
 

@@ -18,9 +18,9 @@ from lxml.html import HtmlElement
 
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import chunk, truncate
-from .convert import html_to_markdown, resolve_urls, tidy_markdown
+from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
-from .dom import Element, drop_tree
+from .dom import Element, drop_tree, squash
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
@@ -222,7 +222,7 @@ def _to_markdown(
     if extractor == "selection":
         return body
     parts = body.split("\n\n") if body else []
-    shown = " ".join(body.replace("\\", "").split())  # escapes aside, words are as shown
+    shown = squash(body.replace("\\", ""))  # escapes aside, words are as shown
     title = _article_title(meta)
     heading_at = next(
         (i for i, part in enumerate(parts[:HEADING_WINDOW]) if part.startswith("# ")), None
@@ -233,7 +233,7 @@ def _to_markdown(
     if extractor not in ("full", "list"):
         lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)
         if lead and lead[:60] not in shown:
-            parts.insert(0 if heading_at is None else heading_at + 1, _escape_line(lead))
+            parts.insert(0 if heading_at is None else heading_at + 1, escape_text(lead))
     markdown = tidy_markdown("\n\n".join(parts))
     if options.include_images and extractor == "trafilatura":
         markdown = reattach_images(markdown, tree, base)
@@ -256,13 +256,6 @@ def _article_title(meta: PageMetadata) -> str | None:
     h1_words, named_words = set(h1.split()), set(named.split())
     shared = len(h1_words & named_words) / max(1, min(len(h1_words), len(named_words)))
     return meta.h1 if shared >= TITLE_AGREEMENT else None
-
-
-def _escape_line(text: str) -> str:
-    """Page text as a Markdown paragraph (the same escapes the converter applies)."""
-    from .convert import escape_text
-
-    return escape_text(text)
 
 
 def _canonical(meta: PageMetadata, base: str | None) -> str | None:
