@@ -50,6 +50,7 @@ def trafilatura_candidate(
             include_formatting=True,
             with_metadata=False,
             as_dict=False,
+            output_format="xml",  # any non-"python" format skips its unused plain-text rendering
         )
     except Exception:  # a third-party extractor must never take capture down
         log.warning("trafilatura failed on %s", url or "a page", exc_info=True)
