@@ -9,11 +9,15 @@ from ._lazy import LazyGroup
 
 COMMANDS = {
     "capture": "laika_host.cli.capture:capture",
+    "collections": "laika_host.cli.collections:collections",
     "doctor": "laika_host.cli.install:doctor",
     "host": "laika_host.cli.host:host",
     "install": "laika_host.cli.install:install",
+    "jobs": "laika_host.cli.jobs:jobs",
     "serve": "laika_host.cli.host:serve",
     "schema": "laika_host.cli.schema:schema",
+    "search": "laika_host.cli.search:search",
+    "sources": "laika_host.cli.sources:sources",
     "uninstall": "laika_host.cli.install:uninstall",
     "validate": "laika_host.cli.validate:validate",
 }

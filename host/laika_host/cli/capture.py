@@ -5,14 +5,27 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..capture import Capture
 
 
 @click.command()
 @click.argument("source", metavar="FILE_OR_URL")
 @click.option("--url", "page_url", help="The page's address, for a saved file (resolves links).")
-@click.option("--json", "as_json", is_flag=True, help="Print the whole capture as JSON.")
+@click.option(
+    "--collection",
+    "-c",
+    default="Inbox",
+    show_default=True,
+    help="Store into this collection (title or id; created if missing).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the stored source (or the capture) as JSON."
+)
 @click.option("--dry-run", is_flag=True, help="Print the capture; do not store it.")
 @click.option(
     "--mode",
@@ -27,6 +40,7 @@ import click
 def capture(
     source: str,
     page_url: str | None,
+    collection: str,
     as_json: bool,
     dry_run: bool,
     mode: str,
@@ -36,9 +50,12 @@ def capture(
 ) -> None:
     """Capture a saved HTML file (`-` for standard input) or fetch a URL.
 
-    Prints Markdown, or with --json the capture: title, byline, published, language, URLs,
-    markdown, text, truncated, chunks, outbound links, signals, content hash, extractor and
-    timings. Storing into a collection comes with the store; for now the capture is printed.
+    Stores the page as a source in the collection (the same URL again updates it, or changes
+    nothing when its content is the same) and prints what happened; --json prints the stored
+    source and whether it was new, updated or unchanged. With --dry-run nothing is stored: it
+    prints the Markdown, or with --json the whole capture (title, byline, published, language,
+    URLs, markdown, text, truncated, chunks, outbound links, signals, content hash, extractor,
+    timings).
     """
     from ..capture import CaptureError, CaptureOptions, capture_html
     from ..capture.fetch import fetch_html
@@ -64,9 +81,25 @@ def capture(
     except CaptureError as exc:
         click.echo(f"laika capture: {exc}", err=True)
         sys.exit(2)
-    if not dry_run:
-        click.echo("laika capture: not stored (the store is not built yet); printing it", err=True)
+    if dry_run:
+        click.echo(
+            json.dumps(result.to_json(), ensure_ascii=False, indent=2)
+            if as_json
+            else result.markdown
+        )
+        return
+    _store(result, collection, as_json=as_json)
+
+
+def _store(result: Capture, collection: str, *, as_json: bool) -> None:
+    from ._store import print_json, run_with_store
+
+    saved = run_with_store(lambda store: store.sources.save_capture(collection, result))
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
-    else:
-        click.echo(result.markdown)
+        print_json(saved.to_json())
+        return
+    source = saved.source
+    click.echo(
+        f"{saved.outcome}: {source.id} in {saved.collection}: {source.title or source.url} "
+        f"({source.markdown_chars:,} chars, version {source.capture_version})"
+    )

@@ -1,0 +1,58 @@
+"""What every store-backed command shares: open the store, run async work, print results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import click
+
+from ..store import Store, StoreError, open_store
+
+T = TypeVar("T")
+
+collection_option = click.option(
+    "--collection",
+    "-c",
+    default=None,
+    help="Collection title or id.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+
+
+def run_with_store(work: Callable[[Store], Awaitable[T]]) -> T:
+    """Open the store, run `work`, close; store errors exit 1 with their message."""
+
+    async def main() -> T:
+        async with open_store() as store:
+            return await work(store)
+
+    try:
+        return asyncio.run(main())
+    except StoreError as error:
+        click.echo(f"laika: {error}", err=True)
+        sys.exit(1)
+
+
+def print_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def table(rows: list[list[str]], headers: list[str]) -> str:
+    """A plain aligned text table (for humans; scripts use --json)."""
+    widths = [len(header) for header in headers]
+    for row in rows:
+        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
+    lines = [headers, *rows]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in lines
+    )
+
+
+def shorten(text: str | None, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"

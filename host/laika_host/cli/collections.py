@@ -1,0 +1,64 @@
+"""`laika collections ...`: list, create, rename and delete collections."""
+
+from __future__ import annotations
+
+import click
+
+from ._store import json_option, print_json, run_with_store, table
+
+
+@click.group()
+def collections() -> None:
+    """Named groups of sources (the default one is "Inbox")."""
+
+
+@collections.command("list")
+@json_option
+def list_collections(as_json: bool) -> None:
+    """List collections, most recently changed first."""
+    found = run_with_store(lambda store: store.collections.list())
+    if as_json:
+        print_json({"collections": [c.to_json() for c in found]})
+        return
+    if not found:
+        click.echo("no collections yet: `laika capture PAGE` saves into Inbox")
+        return
+    rows = [[c.title, str(c.source_count), c.updated_at, c.id] for c in found]
+    click.echo(table(rows, ["TITLE", "SOURCES", "UPDATED", "ID"]))
+
+
+@collections.command("create")
+@click.argument("title")
+@json_option
+def create(title: str, as_json: bool) -> None:
+    """Create a collection."""
+    created = run_with_store(lambda store: store.collections.create(title))
+    print_json(created.to_json()) if as_json else click.echo(
+        f"created {created.title} ({created.id})"
+    )
+
+
+@collections.command("rename")
+@click.argument("collection")
+@click.argument("new_title")
+@json_option
+def rename(collection: str, new_title: str, as_json: bool) -> None:
+    """Rename COLLECTION (title or id) to NEW_TITLE."""
+    renamed = run_with_store(lambda store: store.collections.rename(collection, new_title))
+    print_json(renamed.to_json()) if as_json else click.echo(f"renamed to {renamed.title}")
+
+
+@collections.command("delete")
+@click.argument("collection")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+def delete(collection: str, yes: bool, as_json: bool) -> None:
+    """Delete COLLECTION with its sources, jobs, chat and artifacts (LLM run logs stay)."""
+    if not yes:
+        target = run_with_store(lambda store: store.collections.get(collection))
+        click.confirm(f"delete {target.title} and its {target.source_count} sources?", abort=True)
+    deleted = run_with_store(lambda store: store.collections.delete(collection))
+    if as_json:
+        print_json({"deleted": deleted.to_json()})
+    else:
+        click.echo(f"deleted {deleted.title} ({deleted.source_count} sources)")

@@ -1,0 +1,131 @@
+"""One aiosqlite connection with Laika's pragmas and short, retried write transactions.
+
+Several processes share the file (one host per browser port, plus the CLI). WAL lets readers
+run beside one writer; every write transaction starts with `BEGIN IMMEDIATE`, so a writer
+takes the lock up front (waiting up to `busy_timeout`) instead of failing halfway when a
+read would have to be upgraded. If the lock is still taken after that, the whole transaction
+is retried with backoff until `write_deadline` seconds have passed; only then does a caller
+see an error (`StoreBusyError`), never a bare "database is locked".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from .errors import StoreBusyError
+
+log = logging.getLogger("laika.store")
+
+BUSY_TIMEOUT_MS = 5_000
+WRITE_DEADLINE_SECONDS = 60.0
+_BUSY_WORDS = ("database is locked", "database is busy", "database table is locked")
+
+Row = sqlite3.Row
+Params = tuple[Any, ...] | dict[str, Any]
+
+
+def is_busy(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and any(
+        word in str(error) for word in _BUSY_WORDS
+    )
+
+
+class Database:
+    """The connection; use `transaction()` for writes and `fetch_*` for reads."""
+
+    def __init__(
+        self, connection: aiosqlite.Connection, path: Path, *, write_deadline: float
+    ) -> None:
+        self.connection = connection
+        self.path = path
+        self.write_deadline = write_deadline
+        self._write_lock = asyncio.Lock()  # one write transaction at a time per connection
+
+    @classmethod
+    async def open(cls, path: Path, *, write_deadline: float = WRITE_DEADLINE_SECONDS) -> Database:
+        connection = await aiosqlite.connect(
+            path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+        connection.row_factory = sqlite3.Row
+        database = cls(connection, path, write_deadline=write_deadline)
+        try:
+            await database._configure()
+        except BaseException:
+            await connection.close()
+            raise
+        return database
+
+    async def _configure(self) -> None:
+        await self.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await self.connection.execute("PRAGMA foreign_keys = ON")
+        await self._retry_busy(self._enable_wal)
+        await self.connection.execute("PRAGMA synchronous = NORMAL")
+
+    async def _enable_wal(self) -> None:
+        cursor = await self.connection.execute("PRAGMA journal_mode = WAL")
+        row = await cursor.fetchone()
+        if row is None or str(row[0]).lower() != "wal":
+            log.warning("SQLite refused WAL mode for %s (got %r)", self.path, row)
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+    async def _retry_busy(self, work: Any) -> Any:
+        deadline = time.monotonic() + self.write_deadline
+        attempt = 0
+        while True:
+            try:
+                return await work()
+            except sqlite3.OperationalError as error:
+                if not is_busy(error) or time.monotonic() >= deadline:
+                    if is_busy(error):
+                        raise StoreBusyError(
+                            f"the database {self.path} stayed locked by another process for "
+                            f"{self.write_deadline:.0f} s; close other Laika processes or retry"
+                        ) from error
+                    raise
+                attempt += 1
+                await asyncio.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """A short write transaction: `BEGIN IMMEDIATE` ... `COMMIT` (rolled back on error).
+
+        The body must not await anything slow (network, models): other processes wait for it.
+        """
+        async with self._write_lock:
+            await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
+            try:
+                yield self.connection
+            except BaseException:
+                await self.connection.execute("ROLLBACK")
+                raise
+            await self._commit()
+
+    async def _commit(self) -> None:
+        try:
+            await self._retry_busy(lambda: self.connection.execute("COMMIT"))
+        except BaseException:
+            if self.connection.in_transaction:
+                await self.connection.execute("ROLLBACK")
+            raise
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
+        cursor = await self._retry_busy(lambda: self.connection.execute(sql, params))
+        row: Row | None = await cursor.fetchone()
+        return row
+
+    async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
+        cursor = await self._retry_busy(lambda: self.connection.execute(sql, params))
+        rows: Iterable[Row] = await cursor.fetchall()
+        return list(rows)

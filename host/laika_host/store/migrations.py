@@ -1,0 +1,87 @@
+"""Numbered schema migrations, recorded in `_migrations` and mirrored in `PRAGMA user_version`.
+
+Add a migration by appending a function to `MIGRATIONS`; never edit one that has shipped.
+Opening an older file applies the missing ones (in one transaction each); a file whose
+`user_version` is higher than `len(MIGRATIONS)` was written by a newer Laika and is refused.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+
+import aiosqlite
+
+from ._db import Database
+from .errors import SchemaTooNewError
+from .ids import now_ms
+from .schema_v1 import SCHEMA_V1
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+
+
+async def m001_initial(connection: aiosqlite.Connection) -> None:
+    """Schema v1: collections, sources, capture jobs, chat, artifacts, LLM runs, FTS5."""
+    for statement in _statements(SCHEMA_V1):
+        await connection.execute(statement)
+
+
+MIGRATIONS: list[Migration] = [m001_initial]
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (triggers hold `;` inside BEGIN ... END)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if current.strip() and sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+async def schema_version(database: Database) -> int:
+    row = await database.fetch_one("PRAGMA user_version")
+    return int(row[0]) if row else 0
+
+
+async def migrate(database: Database) -> list[str]:
+    """Bring the file up to date; returns the names of the migrations applied now."""
+    applied: list[str] = []
+    await _refuse_newer(database, await schema_version(database))
+    for number, migration in enumerate(MIGRATIONS, start=1):
+        async with database.transaction() as connection:
+            current = await _version_in(connection)
+            await _refuse_newer(database, current)
+            if current >= number:
+                continue  # another process got here first
+            await connection.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations "
+                "(name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+            )
+            await migration(connection)
+            await connection.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                (migration.__name__, now_ms()),
+            )
+            await connection.execute(f"PRAGMA user_version = {number}")
+            applied.append(migration.__name__)
+    return applied
+
+
+async def _version_in(connection: aiosqlite.Connection) -> int:
+    cursor = await connection.execute("PRAGMA user_version")
+    row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _refuse_newer(database: Database, version: int) -> None:
+    if version > len(MIGRATIONS):
+        raise SchemaTooNewError(
+            f"{database.path} has schema version {version}, but this Laika knows only up to "
+            f"{len(MIGRATIONS)}: it was written by a newer Laika. Upgrade laika-host "
+            "(pip install -U laika-host), or set LAIKA_HOME to use another data directory. "
+            "The file was not changed."
+        )

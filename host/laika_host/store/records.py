@@ -1,0 +1,165 @@
+"""What the store returns: typed records, serialized the same way for the CLI (`--json`) and
+for native messages. Times are ISO-8601 UTC here (epoch ms in SQLite)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from .ids import iso
+
+SourceKind = Literal["url", "note", "image"]
+CaptureStatus = Literal["pending", "captured", "failed"]
+JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+ArtifactStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
+ChatRole = Literal["user", "assistant", "system"]
+SaveOutcome = Literal["new", "updated", "unchanged"]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class Collection(Record):
+    id: str
+    title: str
+    tags: list[str]
+    source_count: int = Field(description="Sources in the collection.")
+    created_at: str
+    updated_at: str
+
+
+class Source(Record):
+    """A source as listed: everything but the bodies."""
+
+    id: str
+    collection_id: str
+    kind: SourceKind
+    url: str | None
+    normalized_url: str | None
+    title: str | None
+    capture_status: CaptureStatus
+    capture_version: int
+    content_hash: str | None
+    capture_error: str | None
+    truncated: bool
+    signals: list[str]
+    byline: str | None
+    published: str | None
+    markdown_chars: int = Field(description="Length of the stored Markdown, in characters.")
+    added_at: str
+    captured_at: str | None
+    updated_at: str
+
+
+class SourceDetail(Source):
+    """A source with its bodies, links and provenance."""
+
+    markdown: str | None
+    summary: str | None
+    extracted_links: list[dict[str, JsonValue]]
+    media: list[dict[str, JsonValue]]
+    provenance: dict[str, JsonValue]
+
+
+class SavedSource(Record):
+    """The result of storing a capture: whether it was new, changed or the same as before."""
+
+    outcome: SaveOutcome
+    collection: str = Field(description="The collection's title.")
+    source: Source
+
+
+class CaptureJob(Record):
+    id: str
+    source_id: str
+    collection_id: str
+    status: JobStatus
+    attempt_count: int
+    max_attempts: int
+    last_error: str | None
+    dedupe_key: str
+    run_after: str
+    created_at: str
+    updated_at: str
+    started_at: str | None
+    finished_at: str | None
+
+
+class ChatEvent(Record):
+    id: str
+    collection_id: str
+    role: ChatRole
+    markdown: str
+    citations: list[JsonValue]
+    tool_calls: list[JsonValue]
+    tool_results: list[JsonValue]
+    model: JsonValue
+    created_at: str
+
+
+class Artifact(Record):
+    id: str
+    collection_id: str
+    type: str
+    title: str
+    dedupe_key: str
+    status: ArtifactStatus
+    error: str | None
+    content_markdown: str | None
+    source_ids: list[str]
+    citations: list[JsonValue]
+    config: dict[str, JsonValue]
+    created_at: str
+    updated_at: str
+    completed_at: str | None
+
+
+class LlmRun(Record):
+    id: str
+    kind: str
+    provider_id: str | None
+    model_id: str | None
+    collection_id: str | None
+    source_id: str | None
+    artifact_id: str | None
+    chat_event_id: str | None
+    status: Literal["ok", "partial", "error"]
+    input_tokens: int | None
+    output_tokens: int | None
+    total_tokens: int | None
+    cost_usd: float | None
+    duration_ms: int | None
+    request_redacted: JsonValue
+    response_redacted: JsonValue
+    error: str | None
+    created_at: str
+
+
+class SearchHit(Record):
+    kind: Literal["source", "artifact"]
+    id: str
+    collection_id: str
+    title: str | None
+    url: str | None
+    snippet: str = Field(description="Matching text; matched terms are wrapped in `**`.")
+    score: float = Field(description="bm25 relevance; lower is better (SQLite's convention).")
+
+
+def loads(text: str | None, default: Any) -> Any:
+    return json.loads(text) if text else default
+
+
+def time_of(row: Any, key: str) -> str | None:
+    return iso(row[key])
+
+
+def required_time(row: Any, key: str) -> str:
+    value = iso(row[key])
+    assert value is not None, key
+    return value

@@ -1,0 +1,375 @@
+"""Sources: captured pages (kind url), notes and images, one row each, deduplicated by URL.
+
+A URL source is identified within its collection by its normalized URL (tracking parameters,
+fragments, default ports, host case and the trailing slash do not make a new source). Saving a
+capture again with the same content changes nothing; changed content bumps
+`capture_version` and keeps the previous hash in the provenance. Notes never collide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+import aiosqlite
+
+from ..capture.models import Capture
+from ..capture.text import markdown_to_text
+from ..capture.urls import is_web_url, normalize_url, strip_credentials
+from ._db import Database, Row
+from .collections import Collections
+from .errors import InvalidInputError, NotFoundError
+from .ids import new_id, now_ms
+from .records import SavedSource, SaveOutcome, Source, SourceDetail, loads, required_time, time_of
+
+SUMMARY_CHARS = 480
+MAX_NOTE_CHARS = 1_000_000
+MAX_PREVIOUS_HASHES = 20
+DEFAULT_LIST_LIMIT = 100
+_IMAGE = re.compile(r"!\[([^\]]*)\]\((https?://[^\s)]+)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_LIST_COLUMNS = (
+    "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
+    "content_hash, capture_error, truncated, signals, byline, published, added_at, "
+    "captured_at, updated_at, length(capture_markdown) AS markdown_chars"
+)
+
+
+def summary_of(text: str) -> str:
+    """The opening of the text, cut at a sentence end: the tier packed when space is short."""
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    head = text[:SUMMARY_CHARS]
+    ends = [match.start() for match in _SENTENCE_END.finditer(head)]
+    return head[: ends[-1]] if ends and ends[-1] > SUMMARY_CHARS // 3 else head.rstrip() + "…"
+
+
+def media_of(markdown: str) -> list[dict[str, str]]:
+    seen: dict[str, dict[str, str]] = {}
+    for alt, url in _IMAGE.findall(markdown):
+        seen.setdefault(url, {"type": "image", "url": url, "alt": alt})
+    return list(seen.values())
+
+
+def _source(row: Row) -> Source:
+    return Source(
+        id=row["id"],
+        collection_id=row["collection_id"],
+        kind=row["kind"],
+        url=row["url"],
+        normalized_url=row["normalized_url"],
+        title=row["title"],
+        capture_status=row["capture_status"],
+        capture_version=row["capture_version"],
+        content_hash=row["content_hash"],
+        capture_error=row["capture_error"],
+        truncated=bool(row["truncated"]),
+        signals=loads(row["signals"], []),
+        byline=row["byline"],
+        published=row["published"],
+        markdown_chars=row["markdown_chars"] or 0,
+        added_at=required_time(row, "added_at"),
+        captured_at=time_of(row, "captured_at"),
+        updated_at=required_time(row, "updated_at"),
+    )
+
+
+def _detail(row: Row) -> SourceDetail:
+    return SourceDetail(
+        **_source(row).model_dump(),
+        markdown=row["capture_markdown"],
+        summary=row["capture_summary"],
+        extracted_links=loads(row["extracted_links_json"], []),
+        media=loads(row["media_json"], []),
+        provenance=loads(row["provenance_json"], {}),
+    )
+
+
+def _capture_columns(capture: Capture) -> dict[str, Any]:
+    return {
+        "title": capture.title,
+        "capture_status": "captured",
+        "content_hash": capture.content_hash,
+        "capture_error": None,
+        "capture_summary": summary_of(capture.text),
+        "capture_markdown": capture.markdown,
+        "capture_text": capture.text,
+        "truncated": int(capture.truncated),
+        "extracted_links_json": json.dumps([link.to_json() for link in capture.extracted_links]),
+        "media_json": json.dumps(media_of(capture.markdown)),
+        "signals": json.dumps(capture.signals),
+        "byline": capture.byline,
+        "published": capture.published,
+    }
+
+
+def _provenance(capture: Capture, origin: str, extra: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "origin": origin,
+        "url": capture.url,
+        "canonical_url": capture.canonical_url,
+        "language": capture.language,
+        "encoding": capture.encoding,
+        "extractor": capture.extractor,
+        "extractor_version": capture.capture_version,
+        **(extra or {}),
+    }
+
+
+class Sources:
+    def __init__(self, database: Database, collections: Collections) -> None:
+        self.db = database
+        self.collections = collections
+
+    async def save_capture(
+        self,
+        collection: str,
+        capture: Capture,
+        *,
+        origin: str = "cli",
+        provenance: dict[str, Any] | None = None,
+    ) -> SavedSource:
+        """Store a capture: a new source, an updated one, or (same content) no change.
+
+        A capture without a web URL (a saved file given no `--url`) becomes a note.
+        """
+        target = await self.collections.ensure(collection)
+        if not capture.url or not is_web_url(capture.url) or not capture.normalized_url:
+            note = await self._insert_note(target.id, capture, origin, provenance)
+            return SavedSource(outcome="new", collection=target.title, source=note)
+        async with self.db.transaction() as connection:
+            outcome, source_id = await self._upsert(
+                connection, target.id, capture, _provenance(capture, origin, provenance)
+            )
+        return SavedSource(
+            outcome=outcome, collection=target.title, source=await self.get_summary(source_id)
+        )
+
+    async def _upsert(
+        self,
+        connection: aiosqlite.Connection,
+        collection_id: str,
+        capture: Capture,
+        provenance: dict[str, Any],
+    ) -> tuple[SaveOutcome, str]:
+        cursor = await connection.execute(
+            "SELECT id, content_hash, capture_status, capture_version, provenance_json "
+            "FROM sources WHERE collection_id = ? AND normalized_url = ? AND kind = 'url'",
+            (collection_id, capture.normalized_url),
+        )
+        row = await cursor.fetchone()
+        now = now_ms()
+        columns = _capture_columns(capture)
+        if row is None:
+            source_id = new_id("src")
+            await self._insert(
+                connection,
+                source_id=source_id,
+                collection_id=collection_id,
+                kind="url",
+                columns={**columns, "url": capture.url, "normalized_url": capture.normalized_url},
+                provenance=provenance,
+                now=now,
+            )
+            await self.collections.touch(collection_id, now)
+            return "new", source_id
+        if row["capture_status"] == "captured" and row["content_hash"] == capture.content_hash:
+            return "unchanged", row["id"]
+        previous = loads(row["provenance_json"], {})
+        history = list(previous.get("previous_hashes", []))
+        if row["content_hash"]:
+            history = [*history, row["content_hash"]][-MAX_PREVIOUS_HASHES:]
+        version = row["capture_version"] + (1 if row["capture_status"] == "captured" else 0)
+        assignments = {
+            **columns,
+            "url": capture.url,
+            "capture_version": version,
+            "provenance_json": json.dumps({**provenance, "previous_hashes": history}),
+            "captured_at": now,
+            "updated_at": now,
+        }
+        await connection.execute(
+            f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
+            (*assignments.values(), row["id"]),
+        )
+        await self.collections.touch(collection_id, now)
+        return "updated", row["id"]
+
+    async def _insert(
+        self,
+        connection: aiosqlite.Connection,
+        *,
+        source_id: str,
+        collection_id: str,
+        kind: str,
+        columns: dict[str, Any],
+        provenance: dict[str, Any],
+        now: int,
+    ) -> None:
+        values = {
+            **columns,
+            "id": source_id,
+            "collection_id": collection_id,
+            "kind": kind,
+            "provenance_json": json.dumps(provenance),
+            "added_at": now,
+            "captured_at": now if columns.get("capture_status") == "captured" else None,
+            "updated_at": now,
+        }
+        await connection.execute(
+            f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
+            tuple(values.values()),
+        )
+
+    async def _insert_note(
+        self,
+        collection_id: str,
+        capture: Capture,
+        origin: str,
+        provenance: dict[str, Any] | None,
+    ) -> Source:
+        source_id, now = new_id("src"), now_ms()
+        async with self.db.transaction() as connection:
+            await self._insert(
+                connection,
+                source_id=source_id,
+                collection_id=collection_id,
+                kind="note",
+                columns=_capture_columns(capture),
+                provenance=_provenance(capture, origin, provenance),
+                now=now,
+            )
+            await self.collections.touch(collection_id, now)
+        return await self.get_summary(source_id)
+
+    async def add_note(
+        self, collection: str, markdown: str, *, title: str | None = None, origin: str = "cli"
+    ) -> SavedSource:
+        """A note written by the user (Markdown), stored as a captured source of kind note."""
+        if not markdown.strip():
+            raise InvalidInputError("a note needs some text (got an empty one)")
+        if len(markdown) > MAX_NOTE_CHARS:
+            raise InvalidInputError(f"a note is at most {MAX_NOTE_CHARS:,} characters")
+        target = await self.collections.ensure(collection)
+        text = markdown_to_text(markdown)
+        columns = {
+            "title": title or _first_line(text),
+            "capture_status": "captured",
+            "content_hash": hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
+            "capture_summary": summary_of(text),
+            "capture_markdown": markdown,
+            "capture_text": text,
+            "media_json": json.dumps(media_of(markdown)),
+        }
+        source_id, now = new_id("src"), now_ms()
+        async with self.db.transaction() as connection:
+            await self._insert(
+                connection,
+                source_id=source_id,
+                collection_id=target.id,
+                kind="note",
+                columns=columns,
+                provenance={"origin": origin},
+                now=now,
+            )
+            await self.collections.touch(target.id, now)
+        return SavedSource(
+            outcome="new", collection=target.title, source=await self.get_summary(source_id)
+        )
+
+    async def add_url(
+        self, collection: str, url: str, *, title: str | None = None, origin: str = "cli"
+    ) -> SavedSource:
+        """A URL to capture later (status pending); an existing source for it is returned."""
+        if not is_web_url(url):
+            raise InvalidInputError(f"not a web address: {url!r} (give an http:// or https:// URL)")
+        clean, normalized = strip_credentials(url), normalize_url(url)
+        target = await self.collections.ensure(collection)
+        now = now_ms()
+        async with self.db.transaction() as connection:
+            cursor = await connection.execute(
+                "SELECT id FROM sources WHERE collection_id = ? AND normalized_url = ? "
+                "AND kind = 'url'",
+                (target.id, normalized),
+            )
+            row = await cursor.fetchone()
+            if row is not None:
+                outcome: SaveOutcome = "unchanged"
+                source_id = row["id"]
+            else:
+                outcome, source_id = "new", new_id("src")
+                columns = {
+                    "url": clean,
+                    "normalized_url": normalized,
+                    "title": title,
+                    "capture_status": "pending",
+                }
+                await self._insert(
+                    connection,
+                    source_id=source_id,
+                    collection_id=target.id,
+                    kind="url",
+                    columns=columns,
+                    provenance={"origin": origin},
+                    now=now,
+                )
+                await self.collections.touch(target.id, now)
+        return SavedSource(
+            outcome=outcome, collection=target.title, source=await self.get_summary(source_id)
+        )
+
+    async def mark_failed(self, source_id: str, error: str) -> None:
+        """Record why capturing failed; a source captured before keeps its content."""
+        async with self.db.transaction() as connection:
+            await connection.execute(
+                "UPDATE sources SET capture_error = ?, updated_at = ?, capture_status = "
+                "CASE capture_status WHEN 'captured' THEN 'captured' ELSE 'failed' END "
+                "WHERE id = ?",
+                (error[:2000], now_ms(), source_id),
+            )
+
+    async def get(self, source_id: str) -> SourceDetail:
+        row = await self.db.fetch_one(
+            f"SELECT {_LIST_COLUMNS}, capture_markdown, capture_summary, extracted_links_json, "
+            "media_json, provenance_json FROM sources WHERE id = ?",
+            (source_id,),
+        )
+        if row is None:
+            raise NotFoundError(f"no source {source_id!r}; `laika sources list` shows them")
+        return _detail(row)
+
+    async def get_summary(self, source_id: str) -> Source:
+        row = await self.db.fetch_one(
+            f"SELECT {_LIST_COLUMNS} FROM sources WHERE id = ?", (source_id,)
+        )
+        if row is None:
+            raise NotFoundError(f"no source {source_id!r}; `laika sources list` shows them")
+        return _source(row)
+
+    async def list(
+        self, collection: str | None = None, *, limit: int = DEFAULT_LIST_LIMIT, offset: int = 0
+    ) -> list[Source]:
+        where: str = ""
+        params: tuple[str, ...] = ()
+        if collection is not None:
+            where = "WHERE collection_id = ?"
+            params = ((await self.collections.get(collection)).id,)
+        rows = await self.db.fetch_all(
+            f"SELECT {_LIST_COLUMNS} FROM sources {where} "
+            "ORDER BY added_at DESC, seq DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [_source(row) for row in rows]
+
+    async def delete(self, source_id: str) -> Source:
+        source = await self.get_summary(source_id)
+        async with self.db.transaction() as connection:
+            await connection.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+        return source
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line[:120] or "Note"

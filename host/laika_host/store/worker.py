@@ -1,0 +1,90 @@
+"""Run capture jobs: fetch each queued URL, capture it, store it, record the outcome.
+
+Fetching and capturing run in a worker thread; the database write that stores the result is
+one short transaction, so a process killed at any point leaves either the old source or the
+new one, and its job is recovered by the next process that opens the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..capture import CaptureError, capture_html
+from ..capture.fetch import fetch_html
+from ..capture.urls import strip_credentials
+from .errors import StoreError
+from .records import CaptureJob
+from .store import Store
+
+Fetch = Callable[[str], tuple[bytes, str]]
+OnEvent = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class WorkSummary:
+    succeeded: list[str] = field(default_factory=list)
+    retrying: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, list[str]]:
+        return dataclasses.asdict(self)
+
+
+async def run_due_jobs(
+    store: Store,
+    *,
+    fetch: Fetch = fetch_html,
+    max_jobs: int | None = None,
+    on_event: OnEvent | None = None,
+) -> WorkSummary:
+    """Claim and run due jobs until none is due (or `max_jobs` ran)."""
+    summary = WorkSummary()
+    emit = on_event or (lambda _event, _data: None)
+    while max_jobs is None or len(summary.succeeded + summary.retrying + summary.failed) < max_jobs:
+        job = await store.jobs.claim()
+        if job is None:
+            break
+        emit("job_started", {"job_id": job.id, "source_id": job.source_id})
+        done = await run_job(store, job, fetch)
+        bucket = {"succeeded": summary.succeeded, "queued": summary.retrying}.get(
+            done.status, summary.failed
+        )
+        bucket.append(done.id)
+        emit("job_finished", {"job": done.to_json()})
+    return summary
+
+
+async def run_job(store: Store, job: CaptureJob, fetch: Fetch = fetch_html) -> CaptureJob:
+    source = await store.sources.get_summary(job.source_id)
+    assert source.url is not None
+    assert source.normalized_url is not None
+    try:
+        raw, final_url = await asyncio.to_thread(fetch, source.url)
+        capture = await asyncio.to_thread(capture_html, raw, final_url)
+    except CaptureError as error:
+        return await _failed(store, job, str(error))
+    except Exception as error:  # a job failure must not stop the queue
+        return await _failed(store, job, f"{type(error).__name__}: {error}")
+    # the source keeps its identity even when the page redirected elsewhere
+    capture = dataclasses.replace(capture, url=source.url, normalized_url=source.normalized_url)
+    try:
+        await store.sources.save_capture(
+            job.collection_id,
+            capture,
+            origin="job",
+            provenance={"fetched_url": strip_credentials(final_url)},
+        )
+    except StoreError as error:
+        return await _failed(store, job, str(error))
+    return await store.jobs.complete(job.id)
+
+
+async def _failed(store: Store, job: CaptureJob, error: str) -> CaptureJob:
+    failed = await store.jobs.fail(job.id, error)
+    if failed.status == "failed":
+        await store.sources.mark_failed(job.source_id, error)
+    return failed
