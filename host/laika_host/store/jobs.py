@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+from pathlib import Path
 from typing import Literal
 
 import aiosqlite
@@ -32,15 +33,31 @@ def dedupe_key(collection_id: str, normalized_url: str, capture_version: int) ->
 
 
 def owner_token() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """host:pid:start - the start time tells a reused pid from the process that claimed."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_process_start(pid) or 0}"
+
+
+def _process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks (Linux /proc), or None where unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[-1].split()
+    if fields[0] == "Z":  # a zombie: it died and nobody reaped it yet
+        return "zombie"
+    return fields[19]
 
 
 def _owner_is_gone(owner: str | None) -> bool:
     if not owner:
         return True
-    host, _, pid = owner.rpartition(":")
+    host, pid, start = (owner.split(":") + ["", "", ""])[:3]
     if host != socket.gethostname() or not pid.isdigit():
         return False  # another machine's process: only its lease can tell
+    if Path("/proc/self/stat").exists():
+        return _process_start(int(pid)) != start
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:

@@ -1,0 +1,129 @@
+"""Store writer processes for the multi-process and crash tests (run as a script).
+
+    python store_worker.py write DB PROCESS_INDEX COUNT START_AT
+        store COUNT captures at once with the other writers (starting at epoch START_AT);
+        prints one JSON line: outcome counts and any errors.
+    python store_worker.py zygote DB
+        import everything once, then fork a churning writer for each "spawn" line read on
+        stdin, printing its pid; the test SIGKILLs the writer at a random moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+from laika_host.capture import Capture, capture_html
+from laika_host.store import open_store
+
+PAGES = 250
+COLLECTIONS = 3
+
+
+def page_html(page: int, revision: int = 0) -> bytes:
+    words = " ".join(f"word{(page * 7 + i) % 97}" for i in range(60))
+    return (
+        f"<html><head><title>Page {page}</title></head><body><article><h1>Page {page}</h1>"
+        f"<p>Revision {revision} of page {page}. {words}.</p>"
+        f"<p>Second paragraph of page {page} with more text about topic {page % 11}.</p>"
+        "</article></body></html>"
+    ).encode()
+
+
+def page_url(page: int, process: int) -> str:
+    """The same page reached through different tracking links, host cases and fragments."""
+    variants = [
+        f"https://site.test/page/{page}?utm_source=p{process}",
+        f"https://SITE.test/page/{page}/#top",
+        f"https://site.test:443/page/{page}?fbclid=x{process}",
+        f"https://site.test/page/{page}",
+    ]
+    return variants[process % len(variants)]
+
+
+def plan(process: int, count: int) -> list[tuple[str, int]]:
+    """(collection, page) for each write of one process; processes overlap on purpose."""
+    return [(f"col{(i + process) % COLLECTIONS}", i % PAGES) for i in range(count)]
+
+
+async def write(db: Path, process: int, count: int, start_at: float) -> dict[str, object]:
+    captures: dict[int, Capture] = {}
+    for _, page in plan(process, count):
+        if page not in captures:
+            captures[page] = capture_html(page_html(page), page_url(page, process))
+    outcomes: dict[str, int] = {}
+    errors: list[str] = []
+    async with open_store(db) as store:
+        time.sleep(max(0.0, start_at - time.time()))
+        for collection, page in plan(process, count):
+            try:
+                saved = await store.sources.save_capture(collection, captures[page])
+                outcomes[saved.outcome] = outcomes.get(saved.outcome, 0) + 1
+            except Exception as error:  # reported to the test, which fails on any
+                errors.append(f"{type(error).__name__}: {error}")
+    return {"process": process, "outcomes": outcomes, "errors": errors}
+
+
+async def churn(db: Path, seed: int) -> None:
+    """Write forever: new and changed captures, queued, claimed and finished jobs, chat."""
+    rng = random.Random(seed)
+    async with open_store(db, recover_jobs=False) as store:
+        print("ready", flush=True)
+        revision = seed
+        while True:
+            revision += 1
+            page = rng.randrange(40)
+            capture = capture_html(page_html(page, revision % 3), f"https://site.test/page/{page}")
+            saved = await store.sources.save_capture(f"col{page % COLLECTIONS}", capture)
+            job = await store.jobs.queue(saved.source.id)
+            claimed = await store.jobs.claim()
+            if claimed is not None and rng.random() < 0.5:
+                await store.jobs.complete(claimed.id)
+            await store.chat.append(saved.source.collection_id, "user", f"note {revision}")
+            if rng.random() < 0.1 and (await store.jobs.get(job.id)).status == "queued":
+                await store.jobs.cancel(job.id)
+
+
+def zygote(db: Path) -> None:
+    for line in sys.stdin:
+        if line.strip() != "spawn":
+            continue
+        seed = random.randrange(1 << 30)
+        pid = os.fork()
+        if pid == 0:
+            sys.stdin.close()
+            asyncio.run(churn(db, seed))
+            os._exit(0)
+        print(pid, flush=True)
+        reap_children()
+
+
+def reap_children() -> None:
+    """Collect children that were killed, so they do not linger as zombies."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def main() -> None:
+    mode, db = sys.argv[1], Path(sys.argv[2])
+    if mode == "write":
+        process, count, start_at = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+        print(json.dumps(asyncio.run(write(db, process, count, start_at))), flush=True)
+    elif mode == "zygote":
+        zygote(db)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+
+
+if __name__ == "__main__":
+    main()
