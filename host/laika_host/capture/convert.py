@@ -1,24 +1,25 @@
-"""Extracted HTML -> Markdown: nh3 first (defense in depth), then markdownify with our rules.
+"""Extracted HTML -> Markdown: nh3 first (defense in depth), then our Markdown writer.
 
 Rules: ATX headings, `-` bullets and nested lists, GFM tables with the separator row, fenced
 code with the language from `class="language-*"` / `lang-*`, links and images absolute against
 the page (and `<base>`), credential-like query parameters removed from every URL, images as
 `![alt](url)` unless dropped, no raw HTML, and escapes only where Markdown needs them (a
-snippet like `Liebe_r` or `[1]` stays as written).
+snippet like `Liebe_r` or `[1]` stays as written). The writer (`markdown_writer`) only ever
+sees what nh3 let through: the allowlists below bound every tag and attribute it can meet.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import nh3
-from bs4 import BeautifulSoup
 from lxml import etree
-from markdownify import MarkdownConverter
 
 from .dom import Element, drop_tag, drop_tree
+from .markdown_writer import escape_text, write_markdown
 from .urls import absolute_url, is_web_url, strip_credentials
+
+__all__ = ["escape_text", "html_to_markdown", "resolve_urls", "sanitize", "tidy_markdown"]
 
 _ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "div", "dl",
@@ -35,56 +36,9 @@ _ALLOWED_ATTRIBUTES = {
     "td": {"colspan", "rowspan", "align"},
     "th": {"colspan", "rowspan", "align"},
 }
-_LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
-_ESCAPE_STAR = re.compile(r"(?<=\S)\*|\*(?=\S)")
-_ESCAPE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_LEADING_NUMBER = re.compile(r"^(\s*\d{1,9})([.)])(?=\s)")
-_LEADING_MARK = re.compile(r"^(\s*)([#>+-])(?=\s|$)")
 _BLANK_LINES = re.compile(r"\n{3,}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
-
-
-def escape_text(text: str) -> str:
-    """Escape page text only where Markdown would otherwise read it as syntax."""
-    if not text:
-        return ""
-    text = text.replace("\\", "\\\\").replace("`", "\\`")
-    text = _ESCAPE_STAR.sub(r"\\*", text)
-    text = _ESCAPE_UNDERSCORE.sub(r"\\_", text)
-    # text that would start a list, heading or quote if it opened a line
-    text = _LEADING_NUMBER.sub(r"\1\\\2", text)
-    return _LEADING_MARK.sub(r"\1\\\2", text)
-
-
-class _LaikaConverter(MarkdownConverter):
-    """markdownify with escapes only where Markdown needs them."""
-
-    def escape(self, text: str, parent_tags: Any) -> str:
-        return escape_text(text)
-
-
-def _code_language(element: Any) -> str | None:
-    for node in (element, element.find("code")):
-        if node is None:
-            continue
-        classes = " ".join(node.get("class") or [])
-        match = _LANGUAGE_CLASS.search(classes)
-        if match:
-            return match.group(1).lower()
-    return None
-
-
-_CONVERTER = _LaikaConverter(
-    heading_style="ATX",
-    bullets="-",
-    newline_style="BACKSLASH",
-    code_language_callback=_code_language,
-    table_infer_header=True,
-    autolinks=False,
-    escape_misc=False,
-    wrap=True,  # collapse source line breaks inside paragraphs
-    wrap_width=None,  # ... without re-wrapping lines
-)
+_PARSER = etree.HTMLParser()
 
 
 def resolve_urls(root: Element, base: str | None, *, include_images: bool) -> None:
@@ -105,17 +59,29 @@ def resolve_urls(root: Element, base: str | None, *, include_images: bool) -> No
 
 def html_to_markdown(root: Element) -> str:
     """Markdown for an extracted fragment (already pruned and URL-resolved)."""
-    html = etree.tostring(root, encoding="unicode", method="html")
-    safe = nh3.clean(
-        html,
+    body = _parse(sanitize(root))
+    return tidy_markdown(write_markdown(body)) if body is not None else ""
+
+
+def sanitize(root: Element) -> str:
+    """The fragment as HTML with only allowlisted tags, attributes and URL schemes."""
+    return nh3.clean(
+        etree.tostring(root, encoding="unicode", method="html"),
         tags=_ALLOWED_TAGS,
         attributes=_ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         link_rel=None,
         strip_comments=True,
     )
-    markdown = _CONVERTER.convert_soup(BeautifulSoup(safe, "lxml"))
-    return tidy_markdown(markdown)
+
+
+def _parse(safe: str) -> Element | None:
+    """nh3's output as an lxml `<body>`, parsed the way BeautifulSoup's "lxml" builder did
+    (libxml2 implies `<html><body>` around the fragment); None when nothing is left."""
+    if not safe.strip():
+        return None
+    document = etree.fromstring(safe, _PARSER)
+    return document.find("body") if document is not None else None
 
 
 def tidy_markdown(markdown: str) -> str:

@@ -1,8 +1,8 @@
 """`capture_html`: one page in, one bounded, sanitized Markdown source out.
 
 decode -> parse -> metadata + signals (whole page) -> prune -> main content (by mode) ->
-boilerplate blocks -> URLs resolved -> Markdown (nh3 + markdownify) -> lead and title ->
-bound -> chunk -> text, links, hash.
+boilerplate blocks -> URLs resolved -> Markdown (nh3, then our writer over the lxml tree) ->
+lead and title -> bound -> chunk -> text, links, hash.
 """
 
 from __future__ import annotations
