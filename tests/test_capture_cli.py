@@ -32,7 +32,13 @@ def test_capture_a_file_as_markdown(tmp_path: Path) -> None:
 
 def test_capture_json_from_stdin() -> None:
     done = run_laika(
-        "capture", "-", "--json", "--url", "https://example.org/notes", stdin=PAGE.encode()
+        "capture",
+        "-",
+        "--json",
+        "--dry-run",
+        "--url",
+        "https://example.org/notes",
+        stdin=PAGE.encode(),
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -47,7 +53,6 @@ def test_capture_json_from_stdin() -> None:
         "context": "Observation 0: the river rose by 0 centimetres overnight, see the data.",
     }
     assert len(result["content_hash"]) == 64
-    assert "not stored" in done.stderr
 
 
 def test_capture_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:

@@ -113,7 +113,7 @@ def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
     with sqlite3.connect(db) as connection:
         connection.execute("PRAGMA user_version = 7")
     before = db.read_bytes()
-    with pytest.raises(SchemaTooNewError, match="schema version 7.*knows only up to 1.*Upgrade"):
+    with pytest.raises(SchemaTooNewError, match=r"schema version 7.*knows only up to 1.*Upgrade"):
         run(db, lambda store: store.collections.list())
     assert db.read_bytes() == before
 
@@ -258,10 +258,11 @@ def test_search_ranks_with_bm25_filters_by_collection_and_marks_matches(db: Path
 def test_search_never_passes_user_text_as_query_syntax(db: Path, query: str) -> None:
     async def work(store: Store) -> None:
         await store.sources.save_capture("Inbox", page("Words", "foo bar baz"))  # type: ignore[arg-type]
-        try:
-            await store.search.query(query)
-        except InvalidInputError as error:
-            assert "at least one word" in str(error)
+        if any(c.isalnum() for c in query):
+            await store.search.query(query)  # words are searched for, syntax is not obeyed
+        else:
+            with pytest.raises(InvalidInputError, match="at least one word"):
+                await store.search.query(query)
 
     run(db, work)
 

@@ -17,6 +17,8 @@ class ErrorCode(StrEnum):
     PROVIDER_ERROR = "provider_error"
     POLICY_DENIED = "policy_denied"
     CANCELLED = "cancelled"
+    BUSY = "busy"
+    UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
 
@@ -38,6 +40,12 @@ ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
     ErrorCode.PROVIDER_ERROR: (True, "The model provider failed; `details` says how."),
     ErrorCode.POLICY_DENIED: (False, "The policy gate refused the action."),
     ErrorCode.CANCELLED: (False, "The request was cancelled (host.cancel, or the host stopped)."),
+    ErrorCode.BUSY: (True, "The database stayed locked by other Laika processes; retry soon."),
+    ErrorCode.UNAVAILABLE: (
+        False,
+        "Something the request needs cannot be used (e.g. a database written by a newer "
+        "Laika); the message says what to do.",
+    ),
     ErrorCode.INTERNAL: (False, "A bug in the host; the log file has the traceback."),
 }
 """code -> (retryable by default, meaning)."""

@@ -6,6 +6,9 @@ from .router import Route, Router
 
 _BUILTINS = "laika_host.native.builtins"
 _MODELS = "laika_host.native.builtin_models"
+_STORE = "laika_host.native.store_handlers"
+_STORE_MODELS = "laika_host.native.store_models"
+_RECORDS = "laika_host.store.records"
 
 ROUTES = (
     Route(
@@ -42,6 +45,98 @@ ROUTES = (
         "Write an extension diagnostic line to the host log file.",
         payload=f"{_MODELS}:LogPayload",
         result=f"{_MODELS}:LogResult",
+    ),
+    Route(
+        "collections.list",
+        f"{_STORE}:collections_list",
+        "All collections with their source counts, most recently changed first.",
+        result=f"{_STORE_MODELS}:CollectionListResult",
+    ),
+    Route(
+        "collections.create",
+        f"{_STORE}:collections_create",
+        "Create a collection; `conflict` if the title (ignoring case) is taken.",
+        payload=f"{_STORE_MODELS}:CollectionCreate",
+        result=f"{_RECORDS}:Collection",
+    ),
+    Route(
+        "collections.rename",
+        f"{_STORE}:collections_rename",
+        "Rename a collection (given by title or id).",
+        payload=f"{_STORE_MODELS}:CollectionRename",
+        result=f"{_RECORDS}:Collection",
+    ),
+    Route(
+        "collections.delete",
+        f"{_STORE}:collections_delete",
+        "Delete a collection with its sources, jobs, chat and artifacts (LLM runs stay).",
+        payload=f"{_STORE_MODELS}:CollectionTarget",
+        result=f"{_STORE_MODELS}:CollectionDeleted",
+    ),
+    Route(
+        "sources.list",
+        f"{_STORE}:sources_list",
+        "Sources (without bodies), newest first, optionally of one collection.",
+        payload=f"{_STORE_MODELS}:SourceList",
+        result=f"{_STORE_MODELS}:SourceListResult",
+    ),
+    Route(
+        "sources.get",
+        f"{_STORE}:sources_get",
+        "One source with its Markdown, summary, links, media and provenance.",
+        payload=f"{_STORE_MODELS}:SourceTarget",
+        result=f"{_RECORDS}:SourceDetail",
+    ),
+    Route(
+        "sources.delete",
+        f"{_STORE}:sources_delete",
+        "Delete one source (its capture jobs go with it).",
+        payload=f"{_STORE_MODELS}:SourceTarget",
+        result=f"{_STORE_MODELS}:SourceDeleted",
+    ),
+    Route(
+        "sources.save_page",
+        f"{_STORE}:sources_save_page",
+        "Save the page the user sees (its DOM, or only the selection): capture and store it; "
+        "the same URL again updates the source or leaves it unchanged.",
+        payload=f"{_STORE_MODELS}:SavePage",
+        result=f"{_RECORDS}:SavedSource",
+        events=("progress",),
+    ),
+    Route(
+        "sources.add_url",
+        f"{_STORE}:sources_add_url",
+        "Add a URL for the host to fetch and capture later (queues a capture job).",
+        payload=f"{_STORE_MODELS}:AddUrl",
+        result=f"{_STORE_MODELS}:AddUrlResult",
+    ),
+    Route(
+        "search.query",
+        f"{_STORE}:search_query",
+        "Full-text search (bm25) over sources and artifacts, with snippets.",
+        payload=f"{_STORE_MODELS}:SearchQuery",
+        result=f"{_STORE_MODELS}:SearchResult",
+    ),
+    Route(
+        "jobs.status",
+        f"{_STORE}:jobs_status",
+        "One capture job: status, attempts, last error, times.",
+        payload=f"{_STORE_MODELS}:JobTarget",
+        result=f"{_RECORDS}:CaptureJob",
+    ),
+    Route(
+        "jobs.list",
+        f"{_STORE}:jobs_list",
+        "Recent capture jobs and the count per status.",
+        result=f"{_STORE_MODELS}:JobListResult",
+    ),
+    Route(
+        "jobs.run",
+        f"{_STORE}:jobs_run",
+        "Run the due capture jobs now, with a `progress` event as each starts and finishes.",
+        payload=f"{_STORE_MODELS}:JobsRun",
+        result=f"{_STORE_MODELS}:JobsRunResult",
+        events=("progress",),
     ),
 )
 

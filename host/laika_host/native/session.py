@@ -26,6 +26,7 @@ from .envelope import (
 )
 from .errors import ErrorCode, HostError
 from .framing import CHUNK_THRESHOLD, FrameProblem, frames_for, read_frame, skip_bytes
+from .resources import Resources
 from .router import RequestContext, Route, Router
 
 log = logging.getLogger("laika.host")
@@ -128,6 +129,7 @@ class Session:
         self._inflight: dict[RequestId, asyncio.Task[None]] = {}
         self._cancelled_by: dict[RequestId, str] = {}
         self._frame_errors = 0
+        self.resources = Resources()
 
     # --- running ------------------------------------------------------------------------
 
@@ -138,6 +140,7 @@ class Session:
             await self._read_loop()
         finally:
             await self._finish_inflight()
+            await self.resources.aclose()
             self._writer.close()
             await writer
             await self._sink.close()
@@ -203,7 +206,15 @@ class Session:
             )
         finally:
             self._inflight.pop(request.id, None)
-        self._send(request.id, reply)
+        try:
+            self._send(request.id, reply)
+        except (TypeError, ValueError):  # a result that is not JSON: a bug, still answered
+            log.exception("%s %r returned a result that is not JSON", request.type, request.id)
+            reply = error_reply(
+                request.id,
+                HostError(ErrorCode.INTERNAL, "internal error (the result is not JSON)"),
+            )
+            self._send(request.id, reply)
         outcome = "ok" if reply["ok"] else reply["error"]["code"]
         elapsed = (time.perf_counter() - started) * 1000
         log.info("%s id=%r %s %.2fms", request.type, request.id, outcome, elapsed)
@@ -246,5 +257,12 @@ class Session:
 
 
 def _to_json(result: Any) -> Any:
+    """Results may hold pydantic models anywhere (`{"sources": [Source, ...]}`)."""
     dump = getattr(result, "model_dump", None)
-    return dump(mode="json") if callable(dump) else result
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(result, dict):
+        return {key: _to_json(value) for key, value in result.items()}
+    if isinstance(result, list | tuple):
+        return [_to_json(value) for value in result]
+    return result

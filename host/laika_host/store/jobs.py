@@ -53,7 +53,7 @@ def _process_start(pid: int) -> str | None:
 def _owner_is_gone(owner: str | None) -> bool:
     if not owner:
         return True
-    host, pid, start = (owner.split(":") + ["", "", ""])[:3]
+    host, pid, start = [*owner.split(":"), "", "", ""][:3]
     if host != socket.gethostname() or not pid.isdigit():
         return False  # another machine's process: only its lease can tell
     if Path("/proc/self/stat").exists():

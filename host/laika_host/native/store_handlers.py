@@ -1,0 +1,171 @@
+"""Handlers of the store message types: collections, sources (save page), search, jobs.
+
+Store and capture errors become host errors with the same message (they already say what to
+do); capture runs in a worker thread so the session keeps serving other requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from ..capture import CaptureError, CaptureOptions, capture_html
+from ..store import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    SavedSource,
+    SchemaTooNewError,
+    StoreBusyError,
+    StoreError,
+)
+from .errors import ErrorCode, HostError
+from .router import RequestContext
+from .store_models import (
+    AddUrl,
+    CollectionCreate,
+    CollectionRename,
+    CollectionTarget,
+    JobsRun,
+    JobTarget,
+    SavePage,
+    SearchQuery,
+    SourceList,
+    SourceTarget,
+)
+
+P = TypeVar("P")
+Handler = Callable[[P, RequestContext], Awaitable[Any]]
+_CODES: dict[type[StoreError], ErrorCode] = {
+    NotFoundError: ErrorCode.NOT_FOUND,
+    ConflictError: ErrorCode.CONFLICT,
+    InvalidInputError: ErrorCode.BAD_REQUEST,
+    StoreBusyError: ErrorCode.BUSY,
+    SchemaTooNewError: ErrorCode.UNAVAILABLE,
+}
+
+
+def _store_errors(handler: Handler[P]) -> Handler[P]:
+    @functools.wraps(handler)
+    async def wrapped(payload: P, ctx: RequestContext) -> Any:
+        try:
+            return await handler(payload, ctx)
+        except StoreError as error:
+            raise HostError(_CODES.get(type(error), ErrorCode.INTERNAL), str(error)) from None
+        except CaptureError as error:
+            raise HostError(
+                ErrorCode.BAD_REQUEST, str(error), details={"capture_error": error.kind}
+            ) from None
+
+    return wrapped
+
+
+@_store_errors
+async def collections_list(_: None, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    return {"collections": await store.collections.list()}
+
+
+@_store_errors
+async def collections_create(payload: CollectionCreate, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.collections.create(payload.title)
+
+
+@_store_errors
+async def collections_rename(payload: CollectionRename, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.collections.rename(payload.collection, payload.title)
+
+
+@_store_errors
+async def collections_delete(payload: CollectionTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return {"deleted": await store.collections.delete(payload.collection)}
+
+
+@_store_errors
+async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    found = await store.sources.list(payload.collection, limit=payload.limit, offset=payload.offset)
+    return {"sources": found}
+
+
+@_store_errors
+async def sources_get(payload: SourceTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.sources.get(payload.source_id)
+
+
+@_store_errors
+async def sources_delete(payload: SourceTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return {"deleted": await store.sources.delete(payload.source_id)}
+
+
+@_store_errors
+async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:
+    """The extension's "Save page": capture the DOM it sent and store it as a source."""
+    store = await ctx.session.resources.store()
+    selection = payload.selection_html is not None and payload.selection_html.strip() != ""
+    html = payload.selection_html if selection else payload.html
+    assert html is not None
+    options = CaptureOptions(mode="selection" if selection else "auto")
+    ctx.emit("progress", {"stage": "capturing", "chars": len(html)})
+    capture = await asyncio.to_thread(capture_html, html, payload.url, options=options)
+    if not capture.title and payload.title:
+        capture = dataclasses.replace(capture, title=payload.title)
+    ctx.emit("progress", {"stage": "storing"})
+    return await store.sources.save_capture(
+        payload.collection,
+        capture,
+        origin="extension",
+        provenance={"selection": selection, "tab_title": payload.title},
+    )
+
+
+@_store_errors
+async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    saved = await store.sources.add_url(payload.collection, payload.url, origin="extension")
+    job = await store.jobs.queue(saved.source.id)
+    return {"outcome": saved.outcome, "source": saved.source, "job": job}
+
+
+@_store_errors
+async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    collection_id = None
+    if payload.collection is not None:
+        collection_id = (await store.collections.get(payload.collection)).id
+    hits = await store.search.query(payload.query, collection_id=collection_id, limit=payload.limit)
+    return {"query": payload.query, "hits": hits}
+
+
+@_store_errors
+async def jobs_status(payload: JobTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.jobs.get(payload.job_id)
+
+
+@_store_errors
+async def jobs_list(_: None, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    return {"jobs": await store.jobs.list(), "counts": await store.jobs.counts()}
+
+
+@_store_errors
+async def jobs_run(payload: JobsRun, ctx: RequestContext) -> dict[str, list[str]]:
+    """Run due capture jobs, streaming `progress` events as each starts and finishes."""
+    from ..store.worker import run_due_jobs
+
+    store = await ctx.session.resources.store()
+    summary = await run_due_jobs(
+        store,
+        max_jobs=payload.max_jobs,
+        on_event=lambda event, data: ctx.emit("progress", {"stage": event, **data}),
+    )
+    return summary.to_json()

@@ -1,0 +1,117 @@
+"""Payload and result models of the store message types (collections, sources, search, jobs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..store.records import CaptureJob, Collection, SavedSource, SearchHit, Source
+
+MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
+Title = Annotated[str, Field(min_length=1, max_length=200)]
+CollectionRef = Annotated[
+    str, Field(min_length=1, max_length=200, description="A collection's title or id.")
+]
+SourceId = Annotated[str, Field(pattern=r"^src_[0-9a-f]{32}$")]
+JobId = Annotated[str, Field(pattern=r"^job_[0-9a-f]{32}$")]
+WebUrl = Annotated[str, Field(min_length=8, max_length=8192, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class CollectionCreate(_Strict):
+    title: Title
+
+
+class CollectionRename(_Strict):
+    collection: CollectionRef
+    title: Title
+
+
+class CollectionTarget(_Strict):
+    collection: CollectionRef
+
+
+class SourceList(_Strict):
+    collection: CollectionRef | None = None
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    offset: Annotated[int, Field(ge=0)] = 0
+
+
+class SourceTarget(_Strict):
+    source_id: SourceId
+
+
+class SavePage(_Strict):
+    """The page as the user sees it, serialized by the extension."""
+
+    url: WebUrl
+    title: Annotated[str, Field(max_length=2000)] | None = None
+    html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
+    selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = Field(
+        default=None, description="The user's selection; when given, only it is saved."
+    )
+    collection: CollectionRef = "Inbox"
+
+
+class AddUrl(_Strict):
+    url: WebUrl
+    collection: CollectionRef = "Inbox"
+
+
+class SearchQuery(_Strict):
+    query: Annotated[str, Field(min_length=1, max_length=1000)]
+    collection: CollectionRef | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] = 20
+
+
+class JobTarget(_Strict):
+    job_id: JobId
+
+
+class JobsRun(_Strict):
+    max_jobs: Annotated[int, Field(ge=1, le=1000)] | None = None
+
+
+class CollectionListResult(BaseModel):
+    collections: list[Collection]
+
+
+class CollectionDeleted(BaseModel):
+    deleted: Collection
+
+
+class SourceListResult(BaseModel):
+    sources: list[Source]
+
+
+class SourceDeleted(BaseModel):
+    deleted: Source
+
+
+class AddUrlResult(BaseModel):
+    outcome: Literal["new", "updated", "unchanged"]
+    source: Source
+    job: CaptureJob
+
+
+class SearchResult(BaseModel):
+    query: str
+    hits: list[SearchHit]
+
+
+class JobListResult(BaseModel):
+    jobs: list[CaptureJob]
+    counts: dict[str, int]
+
+
+class JobsRunResult(BaseModel):
+    succeeded: list[str]
+    retrying: list[str]
+    failed: list[str]
+
+
+__all__ = ["SavedSource"]

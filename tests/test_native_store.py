@@ -1,0 +1,170 @@
+"""The store message types through the real host process: one session, a real SQLite file,
+a real loopback HTTP server for fetched URLs; every result checked against its schema file."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from laika_host.native.routes import default_router
+
+from native_client import HostProcess
+from support import schema_validator
+
+ARTICLE = (
+    "<html><head><title>Tide tables</title></head><body><nav><a href='/'>Home</a></nav>"
+    "<article><h1>Tide tables</h1><p>High tide comes twice a day because the moon pulls the "
+    "oceans; the tables list the hours for each harbour along the coast.</p>"
+    "<p>Sailors read them before leaving port, and so do people who walk the flats.</p>"
+    "</article></body></html>"
+)
+
+
+@pytest.fixture
+def pages() -> Iterator[str]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = ARTICLE.replace("Tide tables", "Fetched tides").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class Client:
+    def __init__(self, host: HostProcess) -> None:
+        self.host = host
+        self.next_id = 0
+        self.checked: set[str] = set()
+
+    def call(self, type_: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The reply (schema-checked) plus the events seen for it under `_events`."""
+        self.next_id += 1
+        request_id = f"r{self.next_id}"
+        self.host.send({"id": request_id, "type": type_, "payload": payload or {}})
+        events = []
+        while True:
+            message = self.host.recv(timeout=30)
+            if message.get("id") != request_id:
+                continue
+            if "event" in message:
+                schema_validator("native/event.schema.json").validate(message)
+                events.append(message)
+                continue
+            if "ok" in message:
+                break
+        if message["ok"]:
+            schema_validator(f"native/types/{type_}.result.schema.json").validate(message["result"])
+            self.checked.add(type_)
+        else:
+            schema_validator("native/error_reply.schema.json").validate(message)
+        return {**message, "_events": events}
+
+
+def test_store_types_through_the_host(tmp_path: Path, pages: str) -> None:
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    try:
+        _exercise(client, pages)
+    finally:
+        host.kill()
+    store_types = {t for t in default_router().types() if not t.startswith("host.")}
+    assert client.checked == store_types  # every store type answered and matched its schema
+    assert (tmp_path / "laika.db").exists()  # LAIKA_HOME holds the one database file
+
+
+def _exercise(client: Client, pages: str) -> None:
+    created = client.call("collections.create", {"title": "Coast"})
+    assert created["ok"], created
+    clash = client.call("collections.create", {"title": "coast"})
+    assert clash["error"]["code"] == "conflict"
+
+    saved = client.call(
+        "sources.save_page",
+        {"url": "https://tides.test/tables?utm_source=x", "html": ARTICLE, "collection": "Coast"},
+    )
+    assert saved["ok"], saved
+    assert saved["result"]["outcome"] == "new"
+    assert [e["data"]["stage"] for e in saved["_events"]] == ["capturing", "storing"]
+    source = saved["result"]["source"]
+    assert source["title"] == "Tide tables"
+    assert source["normalized_url"] == "https://tides.test/tables"
+    again = client.call(
+        "sources.save_page",
+        {"url": "https://TIDES.test/tables#top", "html": ARTICLE, "collection": "Coast"},
+    )
+    assert again["result"]["outcome"] == "unchanged"
+    selection = client.call(
+        "sources.save_page",
+        {
+            "url": "https://tides.test/other",
+            "title": "Just a bit",
+            "html": ARTICLE,
+            "selection_html": "<p>Sailors read them before leaving port.</p>",
+        },
+    )
+    assert selection["result"]["collection"] == "Inbox"
+    detail = client.call("sources.get", {"source_id": selection["result"]["source"]["id"]})
+    assert detail["result"]["markdown"] == "Sailors read them before leaving port."
+    assert detail["result"]["provenance"]["selection"] is True
+
+    listed = client.call("sources.list", {"collection": "Coast"})
+    assert [s["id"] for s in listed["result"]["sources"]] == [source["id"]]
+    found = client.call("search.query", {"query": "moon harbour"})
+    assert [hit["id"] for hit in found["result"]["hits"]] == [source["id"]]
+    assert client.call("collections.list")["result"]["collections"][0]["source_count"] >= 1
+
+    added = client.call("sources.add_url", {"url": f"{pages}/fetched", "collection": "Coast"})
+    assert added["ok"], added
+    job_id = added["result"]["job"]["id"]
+    assert client.call("jobs.status", {"job_id": job_id})["result"]["status"] == "queued"
+    ran = client.call("jobs.run", {})
+    assert ran["result"]["succeeded"] == [job_id]
+    stages = [e["data"]["stage"] for e in ran["_events"]]
+    assert stages == ["job_started", "job_finished"]
+    assert client.call("jobs.list")["result"]["counts"] == {"succeeded": 1}
+    fetched = client.call("sources.get", {"source_id": added["result"]["source"]["id"]})
+    assert fetched["result"]["title"] == "Fetched tides"
+    assert fetched["result"]["capture_status"] == "captured"
+
+    renamed = client.call("collections.rename", {"collection": "Coast", "title": "Shore"})
+    assert renamed["result"]["title"] == "Shore"
+    deleted = client.call("sources.delete", {"source_id": selection["result"]["source"]["id"]})
+    assert deleted["ok"]
+    missing = client.call("sources.get", {"source_id": selection["result"]["source"]["id"]})
+    assert missing["error"]["code"] == "not_found"
+    gone = client.call("collections.delete", {"collection": "Shore"})
+    assert gone["result"]["deleted"]["title"] == "Shore"
+    assert client.call("search.query", {"query": "moon"})["result"]["hits"] == []
+
+
+def test_bad_store_payloads_get_clear_errors_and_the_host_keeps_serving(tmp_path: Path) -> None:
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    try:
+        not_web = client.call("sources.save_page", {"url": "javascript:alert(1)", "html": "<p>x"})
+        assert not_web["error"]["code"] == "bad_request"
+        assert "payload.url" in str(not_web["error"]["details"])
+        empty = client.call("sources.save_page", {"url": "https://a.test/", "html": "   "})
+        assert empty["error"]["code"] == "bad_request"
+        assert "empty" in empty["error"]["message"]
+        query = client.call("search.query", {"query": '"*'})
+        assert query["error"]["code"] == "bad_request"
+        assert "at least one word" in query["error"]["message"]
+        assert client.call("host.ping")["ok"]
+    finally:
+        host.kill()

@@ -1,0 +1,131 @@
+"""The store commands as a user runs them: the real `laika` executable and a temporary
+LAIKA_HOME; `--json` prints exactly one JSON document."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import run_laika
+
+PAGE = (
+    "<html><head><title>Bread notes</title></head><body><article><h1>Bread notes</h1>"
+    "<p>Sourdough needs a lively starter, warm water and patience; the dough rises slowly "
+    "overnight and bakes in a hot oven.</p></article></body></html>"
+)
+
+
+def laika_json(*args: str, stdin: bytes | None = None) -> Any:
+    done = run_laika(*args, "--json", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path.startswith("/missing"):
+                self.send_error(404)
+                return
+            body = PAGE.replace("Bread notes", "Served bread").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_capture_stores_and_reports_new_then_unchanged(tmp_path: Path) -> None:
+    page = tmp_path / "bread.html"
+    page.write_text(PAGE)
+    first = laika_json("capture", str(page), "--url", "https://bake.test/bread?utm_source=x")
+    assert first["outcome"] == "new"
+    assert first["collection"] == "Inbox"
+    source = first["source"]
+    for key in (
+        "id",
+        "url",
+        "normalized_url",
+        "title",
+        "content_hash",
+        "capture_version",
+        "truncated",
+        "signals",
+        "markdown_chars",
+    ):
+        assert key in source
+    assert source["normalized_url"] == "https://bake.test/bread"
+    again = laika_json("capture", str(page), "--url", "https://BAKE.test/bread/#crumb")
+    assert again["outcome"] == "unchanged"
+    assert again["source"]["id"] == source["id"]
+    elsewhere = laika_json("capture", str(page), "--url", "https://bake.test/bread", "-c", "Food")
+    assert elsewhere["outcome"] == "new"
+    assert elsewhere["collection"] == "Food"
+    plain = run_laika("capture", str(page), "--url", "https://bake.test/bread")
+    assert plain.stdout.startswith("unchanged: src_")
+    db = Path(os.environ["LAIKA_HOME"]) / "laika.db"
+    assert db.exists()
+
+
+def test_collections_sources_and_search_commands(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("# Rye\n\nRye flour makes a dense, sour loaf.")
+    created = laika_json("collections", "create", "Baking")
+    assert created["title"] == "Baking"
+    clash = run_laika("collections", "create", "baking")
+    assert clash.returncode == 1
+    assert "already exists" in clash.stderr
+    added = laika_json("sources", "note", str(note), "--collection", "Baking")
+    assert added["source"]["kind"] == "note"
+    assert added["source"]["title"] == "Rye"
+    listed = laika_json("sources", "list", "--collection", "Baking")
+    assert [s["id"] for s in listed["sources"]] == [added["source"]["id"]]
+    shown = laika_json("sources", "show", added["source"]["id"])
+    assert shown["markdown"].startswith("# Rye")
+    found = laika_json("search", "sour", "loaf", "--collection", "Baking")
+    assert [hit["id"] for hit in found["hits"]] == [added["source"]["id"]]
+    assert "**sour**" in found["hits"][0]["snippet"]
+    renamed = laika_json("collections", "rename", "Baking", "Bread")
+    assert renamed["title"] == "Bread"
+    collections = laika_json("collections", "list")["collections"]
+    assert [(c["title"], c["source_count"]) for c in collections] == [("Bread", 1)]
+    deleted = laika_json("collections", "delete", "Bread", "--yes")
+    assert deleted["deleted"]["title"] == "Bread"
+    assert laika_json("search", "sour")["hits"] == []
+    unknown = run_laika("sources", "list", "--collection", "Nope")
+    assert unknown.returncode == 1
+    assert "laika collections list" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+
+def test_sources_add_fetches_now_or_records_the_failure(server: str) -> None:
+    added = laika_json("sources", "add", f"{server}/bread")
+    assert added["outcome"] == "new"
+    assert added["job"]["status"] == "succeeded"
+    assert added["source"]["title"] == "Served bread"
+    assert added["source"]["capture_status"] == "captured"
+    failing = laika_json("sources", "add", f"{server}/missing")
+    assert failing["job"]["status"] == "queued"  # retried later, with backoff
+    assert "404" in failing["job"]["last_error"]
+    queued = laika_json("sources", "add", f"{server}/later", "--queue-only")
+    assert queued["job"]["status"] == "queued"
+    jobs = laika_json("jobs", "list")["jobs"]
+    assert sorted(job["status"] for job in jobs) == ["queued", "queued", "succeeded"]
+    ran = laika_json("jobs", "run")
+    assert ran["succeeded"] == [queued["job"]["id"]]  # the failed one is not due yet
