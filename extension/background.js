@@ -80,5 +80,54 @@ async function start() {
   await api.storage?.local?.set({ laikaHost: { ...state } });
 }
 
-globalThis.laika = { request, state };
+// --- Save page: the toolbar button (or the context menu) sends the page the user sees ------
+
+// Runs inside the page (injected with activeTab + scripting): the live DOM without scripts
+// and styles, the URL, the title and the selection, if any. The host sanitizes again.
+function serializePage() {
+  const clone = document.documentElement.cloneNode(true);
+  for (const node of clone.querySelectorAll("script, style, noscript, template, link[rel=stylesheet]")) {
+    node.remove();
+  }
+  let selectionHtml = null;
+  const selection = window.getSelection();
+  if (selection && !selection.isCollapsed && selection.rangeCount) {
+    const box = document.createElement("div");
+    for (let i = 0; i < selection.rangeCount; i++) box.appendChild(selection.getRangeAt(i).cloneContents());
+    selectionHtml = box.innerHTML;
+  }
+  return { url: location.href, title: document.title, html: "<!DOCTYPE html>" + clone.outerHTML, selection_html: selectionHtml };
+}
+
+async function savePage(tab, collection = "Inbox") {
+  const [injection] = await api.scripting.executeScript({ target: { tabId: tab.id }, func: serializePage });
+  const page = injection?.result;
+  if (!page || !/^https?:/i.test(page.url)) throw new Error("only http(s) pages can be saved");
+  const saved = await request("sources.save_page", { ...page, collection });
+  state.lastSaved = { id: saved.source.id, outcome: saved.outcome, title: saved.source.title };
+  return saved;
+}
+
+async function saveFromUserAction(tab) {
+  try {
+    const saved = await savePage(tab);
+    await api.action.setBadgeText({ tabId: tab.id, text: "✓" });
+    await api.action.setTitle({ tabId: tab.id, title: `Saved to ${saved.collection} (${saved.outcome})` });
+  } catch (error) {
+    state.lastError = String(error?.message ?? error);
+    await api.action.setBadgeText({ tabId: tab.id, text: "!" });
+    await api.action.setTitle({ tabId: tab.id, title: `Laika could not save this page: ${state.lastError}` });
+    request("host.log", { level: "warning", message: `save page failed: ${state.lastError}` }).catch(() => {});
+  }
+}
+
+api.action.onClicked.addListener(saveFromUserAction);
+api.runtime.onInstalled.addListener(() => {
+  api.contextMenus.create({ id: "laika-save-page", title: "Save page to Laika", contexts: ["page", "selection"] });
+});
+api.contextMenus.onClicked.addListener((info, tab) => {
+  if (info.menuItemId === "laika-save-page" && tab) saveFromUserAction(tab);
+});
+
+globalThis.laika = { request, state, savePage };
 start();

@@ -172,3 +172,182 @@ def test_firefox_extension_pings_the_installed_host(
     assert "(firefox)" in log
     doctor = run_laika("doctor", "--browser", "firefox", env=env)
     assert doctor.returncode == 0, doctor.stdout
+
+
+class _DevTools:
+    """Chrome DevTools Protocol over `--remote-debugging-pipe` (fd 3 in, fd 4 out, NUL-ended
+    JSON): no driver and no WebSocket library needed."""
+
+    def __init__(self, chromium: str, args: list[str], env: dict[str, str]) -> None:
+        commands_read, self._commands = os.pipe()
+        self._replies, replies_write = os.pipe()
+        wiring = f'exec "$0" "$@" 3<&{commands_read} 4>&{replies_write}'
+        self.process = subprocess.Popen(
+            ["bash", "-c", wiring, chromium, "--remote-debugging-pipe", *args],
+            pass_fds=(commands_read, replies_write),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(commands_read)
+        os.close(replies_write)
+        self._buffer = b""
+        self._next = 0
+
+    def call(self, method: str, **params: object) -> dict[str, object]:
+        self._next += 1
+        message = json.dumps({"id": self._next, "method": method, "params": params})
+        os.write(self._commands, message.encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    pytest.fail(f"{method} failed: {reply['error']}")
+                result = reply.get("result", {})
+                assert isinstance(result, dict)
+                return result
+
+    def _read(self) -> dict[str, object]:
+        while b"\0" not in self._buffer:
+            data = os.read(self._replies, 1 << 16)
+            if not data:
+                pytest.fail("Chromium closed the DevTools pipe")
+            self._buffer += data
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        parsed = json.loads(message)
+        assert isinstance(parsed, dict)
+        return parsed
+
+    def close(self) -> None:
+        os.close(self._commands)
+        os.close(self._replies)
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+SAVED_PAGE = """<!doctype html><html><head><title>Harbour tides</title>
+<script>document.title = "Harbour tides";</script></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>Harbour tides</h1>
+<p>High water at the harbour comes twice a day; the table below lists the hours for this week,
+and the notes explain why spring tides run higher than neap tides.</p>
+<table><tr><th>Day</th><th>High water</th></tr><tr><td>Monday</td><td>06:12</td></tr></table>
+<p>Moon and sun pull together at new and full moon, which is why the <a href="/spring">spring
+tides</a> are the largest of the month.</p></article>
+<footer>Harbour office</footer></body></html>"""
+
+
+@pytest.fixture
+def fixture_site() -> Iterator[str]:
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = SAVED_PAGE.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/tides/today?utm_source=e2e"
+    server.shutdown()
+
+
+def _stored_sources(db: Path) -> list[dict[str, object]]:
+    import sqlite3
+
+    if not db.exists():
+        return []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        connection.row_factory = sqlite3.Row
+        try:
+            rows = connection.execute(
+                "SELECT s.*, c.title AS collection FROM sources s "
+                "JOIN collections c ON c.id = s.collection_id"
+            ).fetchall()
+        except sqlite3.OperationalError:  # the host is still creating the schema
+            return []
+    return [dict(row) for row in rows]
+
+
+def test_chromium_save_page_stores_the_page_as_a_source(tmp_path: Path, fixture_site: str) -> None:
+    chromium = _need(CHROMIUM, "chromium")
+    home, profile = tmp_path / "laika-home", tmp_path / "profile"
+    env = {**os.environ, "LAIKA_HOME": str(home)}
+    installed = run_laika(
+        "install", "--browser", "chromium", "--user-data-dir", str(profile), env=env
+    )
+    assert installed.returncode == 0, installed.stderr
+    devtools = _DevTools(
+        chromium,
+        [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+            "--no-default-browser-check",
+            "--enable-unsafe-extension-debugging",
+            f"--user-data-dir={profile}",
+            f"--load-extension={EXTENSION}",
+            f"--disable-extensions-except={EXTENSION}",
+            "about:blank",
+        ],
+        env,
+    )
+    try:
+        _wait_for_log(home / "logs" / "host.log", CONNECTED, devtools.process, 90)
+        devtools.call("Target.createTarget", url=fixture_site)
+        tab = _loaded_tab(devtools, "Harbour tides")
+        devtools.call("Extensions.triggerAction", id=DEV_EXTENSION_ID, targetId=tab)  # the click
+        db = home / "laika.db"
+        deadline = time.monotonic() + 30
+        while not (stored := _stored_sources(db)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        devtools.close()
+    assert len(stored) == 1, f"no source stored; host log:\n{_log_tail(home)}"
+    source = stored[0]
+    assert source["collection"] == "Inbox"
+    assert source["title"] == "Harbour tides"
+    assert source["normalized_url"] == fixture_site.split("?", maxsplit=1)[0].replace(
+        "localhost", "127.0.0.1"
+    )
+    markdown = str(source["capture_markdown"])
+    assert markdown.startswith("# Harbour tides")
+    assert "| Day | High water |\n| --- | --- |\n| Monday | 06:12 |" in markdown
+    assert f"[spring tides]({fixture_site.split('/tides', maxsplit=1)[0]}/spring)" in markdown
+    assert "Harbour office" not in markdown  # the footer is not content
+    assert "document.title" not in markdown  # scripts were removed in the page
+    assert json.loads(str(source["provenance_json"]))["origin"] == "extension"
+
+
+def _loaded_tab(devtools: _DevTools, title: str) -> str:
+    """The id of the tab target (what a toolbar click acts on) once its page has loaded."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        infos = devtools.call("Target.getTargets", filter=[{"type": "tab"}])["targetInfos"]
+        assert isinstance(infos, list)
+        for info in infos:
+            if info["title"] == title:
+                return str(info["targetId"])
+        time.sleep(0.2)
+    pytest.fail(f"no tab titled {title!r} loaded within 30 s")
+
+
+def _log_tail(home: Path) -> str:
+    log = home / "logs" / "host.log"
+    return log.read_text(errors="replace")[-3000:] if log.exists() else "(no host log)"
