@@ -14,7 +14,7 @@ from .errors import InvalidInputError
 from .records import SearchHit
 
 TITLE_WEIGHT = 8.0
-SNIPPET_TOKENS = 16
+SNIPPET_CHARS = 200
 MAX_LIMIT = 200
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
 _WORD = re.compile(r"\w+")
@@ -36,26 +36,61 @@ def fts_query(text: str, operator: str = "AND") -> str:
     return f" {operator} ".join(terms)
 
 
-def _sql(kind: str, table: str, body_column: int, collection: bool) -> str:
-    filter_ = "AND t.collection_id = :collection" if collection else ""
+def _sql(kind: str, table: str, body: str, collection: bool) -> str:
+    """The top `limit` matches by bm25, then their text. Ranking selects only rowid and score:
+    any other column would be read (and snippet() run) for every match before the sort.
+    Snippets are cut in Python for the same reason."""
+    fts = f"{table}_fts"
+    filter_ = (
+        f"JOIN {table} c ON c.seq = {fts}.rowid AND c.collection_id = :collection"
+        if collection
+        else ""
+    )
     url = "t.url" if kind == "source" else "NULL"
     return (
+        f"WITH top AS (SELECT {fts}.rowid AS seq, bm25({fts}, {TITLE_WEIGHT}, 1.0) AS score "
+        f"FROM {fts} {filter_} WHERE {fts} MATCH :query ORDER BY score LIMIT :limit) "
         f"SELECT '{kind}' AS kind, t.id, t.collection_id, t.title, {url} AS url, "
-        f"snippet({table}_fts, {body_column}, '**', '**', '…', {SNIPPET_TOKENS}) AS snippet, "
-        f"bm25({table}_fts, {TITLE_WEIGHT}, 1.0) AS score "
-        f"FROM {table}_fts JOIN {table} t ON t.seq = {table}_fts.rowid "
-        f"WHERE {table}_fts MATCH :query {filter_} ORDER BY score LIMIT :limit"
+        f"t.{body} AS body, top.score AS score FROM top JOIN {table} t ON t.seq = top.seq"
     )
 
 
-def _hit(row: Row) -> SearchHit:
+def match_pattern(words: list[str]) -> re.Pattern[str] | None:
+    """Query words as a regex matching by prefix (a stem-like cut), as the porter-stemmed
+    index matched them."""
+    stems = sorted({re.escape(word[: max(4, len(word) - 2)]) for word in words}, key=len)
+    if not stems:
+        return None
+    return re.compile(r"\b(?:" + "|".join(reversed(stems)) + r")\w*", re.IGNORECASE)
+
+
+def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
+    """About `width` characters around the first match, matches wrapped in `**`."""
+    first = pattern.search(text) if pattern else None
+    start = max(0, first.start() - width // 3) if first else 0
+    if start > 0:  # begin at a word
+        space = text.find(" ", start, start + 20)
+        start = space + 1 if space >= 0 else start
+    region = " ".join(text[start : start + 2 * width].split())
+    end = len(region)
+    if end > width:
+        space = region.rfind(" ", 0, width)
+        end = space if space > 0 else width
+    window = region[:end]
+    if pattern:
+        window = pattern.sub(lambda match: f"**{match.group(0)}**", window)
+    more = end < len(region) or start + 2 * width < len(text)
+    return ("…" if start > 0 else "") + window + ("…" if more else "")
+
+
+def _hit(row: Row, pattern: re.Pattern[str] | None) -> SearchHit:
     return SearchHit(
         kind=row["kind"],
         id=row["id"],
         collection_id=row["collection_id"],
         title=row["title"],
         url=row["url"],
-        snippet=row["snippet"] or "",
+        snippet=snippet(row["body"] or "", pattern),
         score=round(float(row["score"]), 4),
     )
 
@@ -84,8 +119,13 @@ class Search:
     ) -> list[SearchHit]:
         params = {"query": query, "collection": collection_id, "limit": limit}
         has_filter = collection_id is not None
-        rows = await self.db.fetch_all(_sql("source", "sources", 1, has_filter), params)
+        rows = await self.db.fetch_all(
+            _sql("source", "sources", "capture_text", has_filter), params
+        )
         if include_artifacts:
-            rows += await self.db.fetch_all(_sql("artifact", "artifacts", 1, has_filter), params)
-        hits = sorted((_hit(row) for row in rows), key=lambda hit: hit.score)
-        return hits[:limit]
+            rows += await self.db.fetch_all(
+                _sql("artifact", "artifacts", "content_markdown", has_filter), params
+            )
+        pattern = match_pattern(_WORD.findall(query.replace(" AND ", " ").replace(" OR ", " ")))
+        ranked = sorted(rows, key=lambda row: float(row["score"]))[:limit]
+        return [_hit(row, pattern) for row in ranked]

@@ -1,0 +1,155 @@
+"""Store benchmark: capture insert and full-text search latency on a realistic database.
+
+    .venv/bin/python bench/store_bench.py [--sources 10000] [--chars 24000] [--queries 300]
+
+Builds a fresh database of N sources of about `--chars` characters each (text drawn from the
+capture-dev corpus pages when present, else from a Zipf-distributed synthetic vocabulary), in
+3 collections, through the real API (`Sources.save_capture`, one transaction per capture, as
+the host does). Then runs search queries of 1-3 words sampled from the stored text (common and
+rare words alike), with and without a collection filter. Goals from issue 5: search p95 <= 20
+ms over 10,000 sources of ~24k chars, capture insert p95 <= 10 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from laika_host.capture import Capture
+from laika_host.store import open_store
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "capture-dev"
+_WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
+
+
+def corpus_words(limit_pages: int = 200) -> list[str]:
+    """Words in reading order from real pages (their `with` snippets are main text)."""
+    expectations = CORPUS / "expectations.json"
+    if not expectations.exists():
+        return []
+    data = json.loads(expectations.read_text(encoding="utf-8"))
+    words: list[str] = []
+    for name in sorted(data)[:limit_pages]:
+        for snippet in data[name]["with"]:
+            words.extend(snippet.split())
+    return words
+
+
+def synthetic_words(count: int, rng: random.Random) -> list[str]:
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 10)))
+        for _ in range(30_000)
+    ]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    return rng.choices(vocabulary, weights=weights, k=count)
+
+
+def make_capture(number: int, words: list[str], chars: int, rng: random.Random) -> Capture:
+    start = rng.randrange(max(1, len(words) - chars // 4))
+    picked: list[str] = []
+    size = 0
+    while size < chars:
+        word = words[(start + len(picked)) % len(words)]
+        picked.append(word)
+        size += len(word) + 1
+    paragraphs = [" ".join(picked[i : i + 80]) for i in range(0, len(picked), 80)]
+    title = " ".join(picked[:6]).title()
+    markdown = f"# {title}\n\n" + "\n\n".join(paragraphs)
+    url = f"https://bench.test/{number % 97}/article-{number}"
+    return Capture(
+        title=title,
+        byline=None,
+        published=None,
+        language="en",
+        canonical_url=None,
+        url=url,
+        normalized_url=url,
+        markdown=markdown,
+        text=markdown[2:],
+        truncated=False,
+        chunks=[],
+        extracted_links=[],
+        signals=[],
+        content_hash=hashlib.sha256(markdown.encode()).hexdigest(),
+        extractor="bench",
+    )
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def queries_from(words: list[str], count: int, rng: random.Random) -> list[str]:
+    usable = [w for w in words if _WORD.fullmatch(w.strip(".,;:!?\"'()"))]
+    return [
+        " ".join(rng.choice(usable).strip(".,;:!?\"'()") for _ in range(rng.randint(1, 3)))
+        for _ in range(count)
+    ]
+
+
+async def run(args: argparse.Namespace) -> dict[str, float]:
+    rng = random.Random(5)
+    words = corpus_words() or synthetic_words(400_000, rng)
+    source = "capture-dev text" if len(words) < 400_000 else "synthetic Zipf text"
+    db = Path(tempfile.mkdtemp(prefix="laika-store-bench-")) / "laika.db"
+    inserts: list[float] = []
+    async with open_store(db) as store:
+        for number in range(args.sources):
+            capture = make_capture(number, words, args.chars, rng)
+            started = time.perf_counter()
+            await store.sources.save_capture(f"Collection {number % 3}", capture)
+            inserts.append((time.perf_counter() - started) * 1000)
+            if number and number % 2000 == 0:
+                print(f"  {number} sources stored", file=sys.stderr)
+        collection_id = (await store.collections.get("Collection 1")).id
+        searches, filtered, hits = [], [], 0
+        for query in queries_from(words, args.queries, rng):
+            started = time.perf_counter()
+            hits += len(await store.search.query(query))
+            searches.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            await store.search.query(query, collection_id=collection_id)
+            filtered.append((time.perf_counter() - started) * 1000)
+    size_mb = sum(p.stat().st_size for p in db.parent.glob("laika.db*")) / 1e6
+    print(f"store: {args.sources} sources of ~{args.chars} chars ({source}), db {size_mb:.0f} MB")
+    report = {
+        "insert_p50_ms": statistics.median(inserts),
+        "insert_p95_ms": percentile(inserts, 0.95),
+        "search_p50_ms": statistics.median(searches),
+        "search_p95_ms": percentile(searches, 0.95),
+        "search_filtered_p95_ms": percentile(filtered, 0.95),
+        "mean_hits": hits / len(searches),
+        "db_mb": size_mb,
+    }
+    print(
+        f"capture insert: p50 {report['insert_p50_ms']:.2f} ms, p95 {report['insert_p95_ms']:.2f} ms (goal <= 10)"
+    )
+    print(
+        f"search ({len(searches)} queries of 1-3 words, limit 20): "
+        f"p50 {report['search_p50_ms']:.2f} ms, p95 {report['search_p95_ms']:.2f} ms (goal <= 20); with a collection filter p95 "
+        f"{report['search_filtered_p95_ms']:.2f} ms; {report['mean_hits']:.1f} hits per query"
+    )
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sources", type=int, default=10_000)
+    parser.add_argument("--chars", type=int, default=24_000)
+    parser.add_argument("--queries", type=int, default=300)
+    report = asyncio.run(run(parser.parse_args()))
+    return 0 if report["insert_p95_ms"] <= 10 and report["search_p95_ms"] <= 20 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
