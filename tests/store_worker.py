@@ -1,11 +1,11 @@
 """Store writer processes for the multi-process and crash tests (run as a script).
 
-    python store_worker.py write DB PROCESS_INDEX COUNT START_AT
-        store COUNT captures at once with the other writers (starting at epoch START_AT);
-        prints one JSON line: outcome counts and any errors.
-    python store_worker.py zygote DB
-        import everything once, then fork a churning writer for each "spawn" line read on
-        stdin, printing its pid; the test SIGKILLs the writer at a random moment.
+python store_worker.py write DB PROCESS_INDEX COUNT START_AT
+    store COUNT captures at once with the other writers (starting at epoch START_AT);
+    prints one JSON line: outcome counts and any errors.
+python store_worker.py zygote DB
+    import everything once, then fork a churning writer for each "spawn" line read on
+    stdin, printing its pid; the test SIGKILLs the writer at a random moment.
 """
 
 from __future__ import annotations
