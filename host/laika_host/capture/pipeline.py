@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import lxml.html
-from lxml.html import HtmlElement
+from lxml import etree
+from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstruction
 
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import chunk, truncate
@@ -34,7 +35,6 @@ from .text import markdown_to_text
 from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
 
 T = TypeVar("T")
-_PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
 _HTML_HINT = ("<html", "<body", "<div", "<p", "<head", "<!doctype", "<article", "<span", "<a ")
 SHORT_EXTRACTION = 500
 SHORT_SHARE = 0.2
@@ -44,6 +44,24 @@ MAX_PARSE_CHARS = 2_000_000
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 HEADING_WINDOW = 3
 TITLE_AGREEMENT = 0.5  # the article H1 is among the first blocks, after a lead image or date
+
+
+def _html_parser() -> lxml.html.HTMLParser:
+    """lxml.html's parser with one element class for every tag. lxml.html's own lookup picks
+    form and input classes (which capture never uses) in Python, for every element object
+    that prune, the extractors and the converter touch: about 2% of capture time."""
+    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+    lookup = etree.ElementDefaultClassLookup(
+        element=HtmlElement,
+        comment=HtmlComment,
+        pi=HtmlProcessingInstruction,
+        entity=HtmlEntity,
+    )
+    parser.set_element_class_lookup(lookup)
+    return parser
+
+
+_PARSER = _html_parser()
 
 
 class _Clock:
