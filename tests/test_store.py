@@ -248,6 +248,13 @@ def test_search_ranks_with_bm25_filters_by_collection_and_marks_matches(db: Path
         either = await store.search.query("roof tomatoes")
         assert {hit.id for hit in either} == {a.source.id, b.source.id}
         assert len(await store.search.query("panels", limit=1)) == 1
+        # common words do not rank; alone, they still match, newest first
+        assert [h.id for h in await store.search.query("the panels")] == [
+            h.id for h in await store.search.query("panels")
+        ]
+        newest_first = await store.search.query("the")
+        assert [hit.id for hit in newest_first] == [b.source.id, a.source.id]
+        assert "**the**" in newest_first[0].snippet.lower()
 
     run(db, work)
 

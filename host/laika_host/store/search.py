@@ -2,7 +2,9 @@
 
 User text never reaches FTS5's query syntax as is: words and "quoted phrases" become quoted
 FTS strings (a trailing `*` keeps prefix search), all required; when that finds nothing, any
-of them will do.
+of them will do. Common words ("the", "und", ...) are left out when the query has others: they
+add nothing to relevance and would make SQLite score nearly every page. A query of common
+words only still matches them, newest pages first.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from ._db import Database, Row
 from .errors import InvalidInputError
 from .records import SearchHit
+from .stopwords import STOPWORDS
 
 TITLE_WEIGHT = 8.0
 SNIPPET_CHARS = 200
@@ -20,23 +23,41 @@ _TERM = re.compile(r'"([^"]*)"|(\S+)')
 _WORD = re.compile(r"\w+")
 
 
+class Query:
+    """What the user typed, as FTS terms: content terms rank; common words only filter."""
+
+    def __init__(self, text: str) -> None:
+        self.terms: list[str] = []
+        self.common: list[str] = []
+        self.words: list[str] = []
+        for phrase, word in _TERM.findall(text):
+            words = _WORD.findall(phrase or word)
+            if not words:
+                continue
+            self.words += words
+            term = '"' + " ".join(words) + '"'
+            if word.endswith("*") and len(words) == 1:
+                term += " *"
+            is_common = not phrase and len(words) == 1 and words[0].lower() in STOPWORDS
+            (self.common if is_common else self.terms).append(term)
+        if not self.terms and not self.common:
+            raise InvalidInputError(f"nothing to search for in {text!r}: give at least one word")
+
+    @property
+    def ranked(self) -> bool:
+        """False when the query is only common words: then newest matches come first."""
+        return bool(self.terms)
+
+    def fts(self, operator: str = "AND") -> str:
+        return f" {operator} ".join(self.terms or self.common)
+
+
 def fts_query(text: str, operator: str = "AND") -> str:
     """A safe FTS5 query for what the user typed."""
-    terms = []
-    for phrase, word in _TERM.findall(text):
-        words = _WORD.findall(phrase or word)
-        if not words:
-            continue
-        term = '"' + " ".join(words) + '"'
-        if word.endswith("*") and len(words) == 1:
-            term += " *"
-        terms.append(term)
-    if not terms:
-        raise InvalidInputError(f"nothing to search for in {text!r}: give at least one word")
-    return f" {operator} ".join(terms)
+    return Query(text).fts(operator)
 
 
-def _sql(kind: str, table: str, body: str, collection: bool) -> str:
+def _sql(kind: str, table: str, body: str, collection: bool, ranked: bool = True) -> str:
     """The top `limit` matches by bm25, then their text. Ranking selects only rowid and score:
     any other column would be read (and snippet() run) for every match before the sort.
     Snippets are cut in Python for the same reason."""
@@ -47,9 +68,11 @@ def _sql(kind: str, table: str, body: str, collection: bool) -> str:
         else ""
     )
     url = "t.url" if kind == "source" else "NULL"
+    score = f"bm25({fts}, {TITLE_WEIGHT}, 1.0)" if ranked else "0.0"
+    order = "score" if ranked else f"{fts}.rowid DESC"
     return (
-        f"WITH top AS (SELECT {fts}.rowid AS seq, bm25({fts}, {TITLE_WEIGHT}, 1.0) AS score "
-        f"FROM {fts} {filter_} WHERE {fts} MATCH :query ORDER BY score LIMIT :limit) "
+        f"WITH top AS (SELECT {fts}.rowid AS seq, {score} AS score "
+        f"FROM {fts} {filter_} WHERE {fts} MATCH :query ORDER BY {order} LIMIT :limit) "
         f"SELECT '{kind}' AS kind, t.id, t.collection_id, t.title, {url} AS url, "
         f"t.{body} AS body, top.score AS score FROM top JOIN {table} t ON t.seq = top.seq"
     )
@@ -109,23 +132,32 @@ class Search:
     ) -> list[SearchHit]:
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}")
-        hits = await self._run(fts_query(text), collection_id, limit, include_artifacts)
-        if not hits and " AND " in fts_query(text):
-            hits = await self._run(fts_query(text, "OR"), collection_id, limit, include_artifacts)
+        query = Query(text)
+        hits = await self._run(query, query.fts(), collection_id, limit, include_artifacts)
+        if not hits and " AND " in query.fts():
+            any_of = query.fts("OR")
+            hits = await self._run(query, any_of, collection_id, limit, include_artifacts)
         return hits
 
     async def _run(
-        self, query: str, collection_id: str | None, limit: int, include_artifacts: bool
+        self,
+        query: Query,
+        fts: str,
+        collection_id: str | None,
+        limit: int,
+        include_artifacts: bool,
     ) -> list[SearchHit]:
-        params = {"query": query, "collection": collection_id, "limit": limit}
+        params = {"query": fts, "collection": collection_id, "limit": limit}
         has_filter = collection_id is not None
+        ranked = query.ranked
         rows = await self.db.fetch_all(
-            _sql("source", "sources", "capture_text", has_filter), params
+            _sql("source", "sources", "capture_text", has_filter, ranked), params
         )
         if include_artifacts:
             rows += await self.db.fetch_all(
-                _sql("artifact", "artifacts", "content_markdown", has_filter), params
+                _sql("artifact", "artifacts", "content_markdown", has_filter, ranked), params
             )
-        pattern = match_pattern(_WORD.findall(query.replace(" AND ", " ").replace(" OR ", " ")))
-        ranked = sorted(rows, key=lambda row: float(row["score"]))[:limit]
-        return [_hit(row, pattern) for row in ranked]
+        shown = [w for w in query.words if not ranked or w.lower() not in STOPWORDS]
+        pattern = match_pattern(shown)
+        best = sorted(rows, key=lambda row: float(row["score"]))[:limit]
+        return [_hit(row, pattern) for row in best]
