@@ -87,5 +87,8 @@ def _parse(safe: str) -> Element | None:
 def tidy_markdown(markdown: str) -> str:
     """One blank line between blocks, no trailing spaces, no leading or trailing blank lines."""
     markdown = markdown.replace("\r\n", "\n").replace("\u00a0\n", "\n")
-    markdown = _TRAILING_SPACE.sub("\n", markdown)
-    return _BLANK_LINES.sub("\n\n", markdown).strip()
+    if " \n" in markdown or "\t\n" in markdown:  # a regex scan costs more than these tests
+        markdown = _TRAILING_SPACE.sub("\n", markdown)
+    if "\n\n\n" in markdown:
+        markdown = _BLANK_LINES.sub("\n\n", markdown)
+    return markdown.strip()

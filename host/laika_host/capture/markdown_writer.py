@@ -122,13 +122,22 @@ def _text(text: str, flags: int, before: Element | None, after: Element | None, 
     if text.isspace() and (trim_start or trim_end):
         return ""  # layout whitespace between or inside blocks
     if not flags & PRE:
-        text = " " if not text.strip(_ASCII_SPACE) else _SPACE_RUN.sub(" ", text)
+        text = _collapse_spaces(text)
     if not flags & LITERAL:
         text = escape_text(text)
     if trim_start:
         text = text.lstrip(" \t\r\n")
     if trim_end:
         text = text.rstrip()
+    return text
+
+
+def _collapse_spaces(text: str) -> str:
+    """Runs of spaces, tabs and line breaks as one space (the regex only when one is there)."""
+    if not text.strip(_ASCII_SPACE):
+        return " "
+    if "\n" in text or "  " in text or "\t" in text or "\r" in text:
+        return _SPACE_RUN.sub(" ", text)
     return text
 
 
