@@ -31,6 +31,10 @@ class Candidate:
     def text_length(self) -> int:
         return sum(len(t.strip()) for t in self.root.itertext())
 
+    def has_text(self) -> bool:
+        """Whether any text is left: `text_length > 0`, stopping at the first word."""
+        return any(t.strip() for t in self.root.itertext())
+
 
 def trafilatura_candidate(
     tree: HtmlElement, url: str | None, *, include_images: bool

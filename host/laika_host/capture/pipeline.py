@@ -88,7 +88,7 @@ def capture_html(
     tree = clock.run("parse", lambda: _parse(text, options))
     meta = clock.run("metadata", lambda: read_metadata(tree))
     found = clock.run("signals", lambda: markup_signals(tree, text))
-    loads_scripts = bool(tree.xpath("//script[@src]"))
+    loads_scripts = tree.find(".//script[@src]") is not None  # stops at the first
     if input_cut:
         found.add("truncated")
     named = NamedSignals()
@@ -193,7 +193,7 @@ def _main_content(
         return _body(tree), "list"
 
     candidate = _article(tree, url, len("".join(visible.split())))
-    if candidate is not None and candidate.text_length:
+    if candidate is not None and candidate.has_text():
         return candidate.root, candidate.name
     if options.mode == "auto" and len(tree.xpath("//a[@href]")) >= MIN_LIST_LINKS:
         found.add("list_page")
