@@ -152,11 +152,8 @@ def _join_blocks(parts: list[str]) -> str:
     pending = ""  # the previous part's trailing newlines, not yet written
     for part in parts:
         body = part.strip("\n")
-        if body:
-            leading = part[: part.index(body[0])]
-            trailing = part[len(leading) + len(body) :]
-        else:
-            leading, trailing = part, ""
+        leading = part[: len(part) - len(part.lstrip("\n"))]
+        trailing = part[len(leading) + len(body) :]
         if pending and leading:
             leading = "\n" * min(2, max(len(pending), len(leading)))
         else:
