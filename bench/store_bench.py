@@ -28,7 +28,7 @@ from laika_host.capture import Capture
 from laika_host.store import open_store
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "capture-dev"
-_WORD = re.compile(r"[A-Za-zÀ-ÿ]{3,}")
+_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def corpus_texts() -> list[str]:
@@ -93,10 +93,11 @@ def percentile(values: list[float], share: float) -> float:
 
 def queries_from(texts: list[str], count: int, rng: random.Random) -> list[str]:
     """1-3 words picked from running text (so common words come up as often as they occur)."""
-    queries = []
-    for _ in range(count):
+    queries: list[str] = []
+    while len(queries) < count:
         words = _WORD.findall(rng.choice(texts))
-        queries.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 3))))
+        if words:
+            queries.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 3))))
     return queries
 
 

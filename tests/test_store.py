@@ -54,7 +54,7 @@ def db(tmp_path: Path) -> Path:
 def test_a_new_file_gets_schema_v1_with_the_pragmas(db: Path) -> None:
     async def work(store: Store) -> dict[str, object]:
         pragmas = {}
-        for name in ("journal_mode", "foreign_keys", "synchronous", "busy_timeout"):
+        for name in ("journal_mode", "foreign_keys", "synchronous", "busy_timeout", "page_size"):
             row = await store.db.fetch_one(f"PRAGMA {name}")
             assert row is not None
             pragmas[name] = row[0]
@@ -70,6 +70,7 @@ def test_a_new_file_gets_schema_v1_with_the_pragmas(db: Path) -> None:
     assert found["foreign_keys"] == 1
     assert found["synchronous"] == 1  # NORMAL
     assert found["busy_timeout"] == 5000
+    assert found["page_size"] == 8192
     assert found["version"] == 1
     assert found["migrations"] == ["m001_initial"]
     tables = found["tables"]

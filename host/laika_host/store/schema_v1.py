@@ -60,6 +60,9 @@ CREATE VIRTUAL TABLE sources_fts USING fts5 (
     content = 'sources', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- large sources: bigger FTS leaves and fewer, larger merges keep insert p95 low
+INSERT INTO sources_fts (sources_fts, rank) VALUES ('pgsz', 16000);
+INSERT INTO sources_fts (sources_fts, rank) VALUES ('automerge', 8);
 CREATE TRIGGER sources_fts_insert AFTER INSERT ON sources BEGIN
     INSERT INTO sources_fts (rowid, title, capture_text)
     VALUES (new.seq, new.title, new.capture_text);
@@ -140,6 +143,8 @@ CREATE VIRTUAL TABLE artifacts_fts USING fts5 (
     content = 'artifacts', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+INSERT INTO artifacts_fts (artifacts_fts, rank) VALUES ('pgsz', 16000);
+INSERT INTO artifacts_fts (artifacts_fts, rank) VALUES ('automerge', 8);
 CREATE TRIGGER artifacts_fts_insert AFTER INSERT ON artifacts BEGIN
     INSERT INTO artifacts_fts (rowid, title, content_markdown)
     VALUES (new.seq, new.title, new.content_markdown);
