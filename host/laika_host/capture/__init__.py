@@ -5,8 +5,9 @@
 
 One entry point, one options object. Modules: `decode` (bytes to text), `prune` (noise),
 `extract` (main-content candidates), `boilerplate` (leftover blocks), `lead` (recovered
-leads), `convert` (Markdown), `bounds` (truncation and chunks), `links`, `signals`,
-`metadata`, `urls` (normalization and credential stripping), `text` (Markdown to text).
+leads), `convert` (nh3 and URLs), `markdown_writer` (Markdown), `bounds` (truncation and
+chunks), `links`, `signals`, `metadata`, `urls` (normalization and credential stripping),
+`text` (Markdown to text).
 """
 
 from .bounds import TRUNCATION_MARKER, Chunk
