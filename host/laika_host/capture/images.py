@@ -67,6 +67,7 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
     container = _container(tree, anchors)
     if container is None:
         return markdown
+    flat_blocks = [squash(block.replace("\\", "")) for block in blocks]
     insert_before: dict[int, list[str]] = {}
     pending: list[str] = []
     seen: set[str] = set()
@@ -83,9 +84,7 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
         key = visible_text(element)[:ANCHOR_CHARS]
         if len(key) < ANCHOR_CHARS:
             continue
-        at = next(
-            (i for i, block in enumerate(blocks) if key in squash(block.replace("\\", ""))), None
-        )
+        at = next((i for i, flat in enumerate(flat_blocks) if key in flat), None)
         if at is not None:
             insert_before.setdefault(at, []).extend(pending)
             pending = []

@@ -17,6 +17,8 @@ from .prune import tokens
 MIN_DESCRIPTION = 40
 KEY_LENGTH = 60
 LEAD_TAGS = ("p", "div", "h2", "h3", "span", "section", "header", "strong")
+_TEXTS_WITH = etree.XPath("//text()[contains(., $probe)]")
+_HOLDS = etree.XPath("contains(normalize-space(.), $key)")
 _HOLDERS = etree.XPath(
     "//*["
     + " or ".join(f"self::{tag}" for tag in LEAD_TAGS)
@@ -42,14 +44,35 @@ def find_lead(
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None
-    holders = _HOLDERS(tree, key=key)  # the filter runs in C
-    for element in holders if isinstance(holders, list) else []:
-        if not isinstance(element, etree._Element):
-            continue
+    for element in _holders(tree, key, probe):
         text = visible_text(element)
         if len(text) < limit and (best is None or len(text) < len(best)):
             best = text
     return best
+
+
+def _holders(tree: HtmlElement, key: str, probe: str) -> list[HtmlElement]:
+    """Lead-tag elements whose text holds `key`: from each text node holding the probe word,
+    the nearest such ancestor (the smallest on its path). Testing every element of the page
+    instead normalizes the text of each, nested ones again and again."""
+    found: list[HtmlElement] = []
+    texts = _TEXTS_WITH(tree, probe=probe)
+    for text in texts if isinstance(texts, list) else []:
+        owner = getattr(text, "getparent", lambda: None)()
+        if owner is not None and getattr(text, "is_tail", False):
+            owner = owner.getparent()
+        for element in [owner, *owner.iterancestors()] if owner is not None else []:
+            if element.tag in LEAD_TAGS and _HOLDS(element, key=key):
+                found.append(element)
+                break
+    if found:
+        return found
+    everywhere = _HOLDERS(tree, key=key)  # the probe word is split across elements
+    return (
+        [e for e in everywhere if isinstance(e, HtmlElement)]
+        if isinstance(everywhere, list)
+        else []
+    )
 
 
 LEAD_NAMES = frozenset(
