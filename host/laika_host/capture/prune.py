@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -109,20 +110,21 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
     """
     body_text = _text_length(root)
     keep = _main_content_path(root)
-    doomed = []
-    for element in root.iter():
-        tag = element.tag
-        if not isinstance(tag, str) or tag in ALWAYS_DROP:
-            doomed.append(element)  # comments, processing instructions, scripts, embeds
-            continue
-        if not element.attrib:  # most elements: only the landmark rule can apply
-            if tag in LANDMARKS and element not in keep and _is_landmark_noise(element):
-                doomed.append(element)
+    # comments, processing instructions, scripts, embeds, form controls
+    doomed = list(root.iter(etree.Comment, etree.ProcessingInstruction, *ALWAYS_DROP))
+    # elements without attributes (most of them): only the landmark rule can apply
+    doomed += [
+        element
+        for element in root.iter(*LANDMARKS)
+        if not element.attrib and element not in keep and _is_landmark_noise(element)
+    ]
+    for element in _attributed(root):
+        if element.tag in ALWAYS_DROP:
             continue
         names = tokens(element)
         if observe is not None:
             observe(element, names)
-        if tag in PROTECTED or element in keep:
+        if element.tag in PROTECTED or element in keep:
             continue
         if (
             _is_overlay(element)
@@ -138,6 +140,11 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
         drop_tree(element)
         removed += 1
     return removed
+
+
+def _attributed(root: HtmlElement) -> list[HtmlElement]:
+    """Elements that have attributes, selected in C, in document order."""
+    return cast("list[HtmlElement]", _WITH_ATTRIBUTES(root))
 
 
 def _main_content_path(root: HtmlElement) -> set[HtmlElement]:
@@ -192,6 +199,7 @@ def _xpath_number(expression: etree.XPath, element: HtmlElement) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
+_WITH_ATTRIBUTES = etree.XPath("descendant-or-self::*[@*]")
 _TEXT_LENGTH = etree.XPath("string-length(normalize-space(.))")
 _LONG_PARAGRAPHS = etree.XPath(
     f"count(.//p[string-length(normalize-space(.)) >= {PROSE_PARAGRAPH}])"
