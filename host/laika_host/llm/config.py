@@ -1,0 +1,108 @@
+"""Configured providers: where each is, which model, and the NAME of the environment variable
+that holds its key. The key itself is read from the environment when a call is made and is
+never written anywhere by us."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..paths import data_dir
+from .contract import ProviderCapabilities
+from .errors import LlmError
+
+ProviderKind = Literal[
+    "openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"
+]
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "anthropic": "https://api.anthropic.com",
+    "ollama": "http://127.0.0.1:11434",
+    "ollama_cloud": "https://ollama.com",
+}
+DEFAULT_KEY_ENV: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "ollama_cloud": "OLLAMA_API_KEY",
+}
+PROVIDERS_FILE = "providers.json"
+
+
+class Timeouts(BaseModel):
+    """Spec 001: connect 10 s, read 60 s (slow local models), write 10 s, pool 10 s."""
+
+    model_config = ConfigDict(extra="forbid")
+    connect: float = 10.0
+    read: float = 60.0
+    write: float = 10.0
+    pool: float = 10.0
+
+
+class ProviderConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    kind: ProviderKind
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    api_key_env: str | None = Field(
+        default=None, description="Name of the environment variable holding the key."
+    )
+    title: str | None = Field(default=None, description="OpenRouter: X-Title header.")
+    referer: str | None = Field(default=None, description="OpenRouter: HTTP-Referer header.")
+    default_max_tokens: int = Field(default=4096, ge=1, description="When a request has none.")
+    context_window: int | None = Field(
+        default=None, ge=512, description="Ollama: the largest num_ctx we may ask for."
+    )
+    think: bool | None = Field(default=None, description="Ollama: send `think` only when set.")
+    capabilities: ProviderCapabilities | None = None
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+
+    @property
+    def url(self) -> str:
+        base = self.base_url or DEFAULT_BASE_URLS.get(self.kind)
+        if not base:
+            raise LlmError(
+                "bad_request",
+                f"provider {self.id!r} ({self.kind}) needs a base_url",
+                provider=self.id,
+            )
+        return base.rstrip("/")
+
+    @property
+    def key_env(self) -> str | None:
+        return self.api_key_env or DEFAULT_KEY_ENV.get(self.kind)
+
+    def api_key(self) -> str | None:
+        """The key from the environment (None when this provider takes none)."""
+        name = self.key_env
+        return os.environ.get(name) or None if name else None
+
+
+def providers_path() -> Path:
+    return data_dir() / PROVIDERS_FILE
+
+
+def load_providers(path: Path | None = None) -> list[ProviderConfig]:
+    path = path or providers_path()
+    if not path.exists():
+        return []
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return [ProviderConfig.model_validate(item) for item in raw.get("providers", [])]
+
+
+def save_providers(providers: list[ProviderConfig], path: Path | None = None) -> Path:
+    """Atomic write (temp file + rename); keys are never part of a ProviderConfig."""
+    path = path or providers_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {"providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]}
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+    return path
