@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
+from ..stopwords import STOPWORDS
 from ._db import Database, Row
 from .errors import InvalidInputError
 from .records import SearchHit
-from .stopwords import STOPWORDS
 
 TITLE_WEIGHT = 8.0
 SNIPPET_CHARS = 200

@@ -1,0 +1,53 @@
+"""The built-in offline runtime: extractive, verbatim, cited; says so when unsupported."""
+
+from __future__ import annotations
+
+from laika_host.llm.offline import Passage, answer, sentences
+
+TIDES = Passage(
+    "src_tides",
+    "High tide comes twice a day because the moon pulls the oceans.\n\n"
+    "Sailors read the tide tables before leaving port. Spring tides are the largest of the "
+    "month, when sun and moon pull together.",
+    "Tides",
+)
+BREAD = Passage(
+    "src_bread",
+    "Sourdough needs a lively starter and warm water. The dough rises slowly overnight, "
+    "and the oven must be very hot.",
+    "Bread",
+)
+
+
+def test_the_best_sentences_come_back_verbatim_with_their_source() -> None:
+    result = answer("Why are spring tides the largest?", [BREAD, TIDES])
+    assert result.supported
+    first = result.citations[0]
+    assert first.source_id == "src_tides"
+    assert first.quote == (
+        "Spring tides are the largest of the month, when sun and moon pull together."
+    )
+    for quote in result.citations:
+        source = TIDES if quote.source_id == "src_tides" else BREAD
+        assert quote.quote in " ".join(source.text.split())  # verbatim
+    assert result.markdown.splitlines()[2] == f"- “{first.quote}” [1]"
+
+
+def test_sources_are_ranked_across_passages_and_limited() -> None:
+    result = answer("How hot must the oven be for sourdough?", [TIDES, BREAD], limit=1)
+    assert [q.source_id for q in result.citations] == ["src_bread"]
+    assert len(result.citations) == 1
+
+
+def test_no_support_says_so_and_suggests_what_to_collect() -> None:
+    result = answer("What about volcanoes?", [TIDES, BREAD])
+    assert not result.supported
+    assert result.citations == []
+    assert "do not answer" in result.markdown
+    assert "“volcanoes”" in result.markdown
+    assert not answer("why?", [TIDES]).supported
+
+
+def test_sentences_drop_markdown_syntax_and_fragments() -> None:
+    text = "# Title\n\nA **bold** claim with [a link](https://x.test) in it. Ok.\n\n| a | b |"
+    assert sentences(text) == ["A bold claim with a link in it."]
