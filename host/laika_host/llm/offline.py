@@ -115,25 +115,8 @@ def _rank(wanted: set[str], candidates: list[tuple[str, str]]) -> list[tuple[flo
     return scored
 
 
-_ASKING = frozenset(
-    [
-        "what",
-        "why",
-        "how",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "about",
-        "does",
-        "did",
-        "do",
-        "is",
-        "are",
-    ]
-)
+_QUESTION_WORDS = "what why how when where which who whom whose about does did do is are"
+_ASKING = frozenset(_QUESTION_WORDS.split())
 
 
 def _unsupported(question: str, why: str) -> OfflineAnswer:
