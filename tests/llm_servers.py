@@ -57,6 +57,13 @@ class ProviderServer:
                 index = min(len(server.received), len(server.replies)) - 1
                 server.play(self, server.replies[index])
 
+            def do_GET(self) -> None:
+                server.received.append(
+                    Received(self.path, {k.lower(): v for k, v in self.headers.items()}, {})
+                )
+                index = min(len(server.received), len(server.replies)) - 1
+                server.play(self, server.replies[index])
+
             def log_message(self, *args: object) -> None:
                 pass
 

@@ -14,6 +14,8 @@ COMMANDS = {
     "host": "laika_host.cli.host:host",
     "install": "laika_host.cli.install:install",
     "jobs": "laika_host.cli.jobs:jobs",
+    "local-model": "laika_host.cli.local_model:local_model",
+    "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
     "schema": "laika_host.cli.schema:schema",
     "search": "laika_host.cli.search:search",

@@ -1,0 +1,118 @@
+"""`laika models ...`: configured model providers, whether each answers, add and remove."""
+
+from __future__ import annotations
+
+import click
+
+from ._store import json_option, print_json, table
+
+KINDS = ["openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"]
+
+
+@click.group()
+def models() -> None:
+    """Model providers (keys stay in environment variables; only their names are saved)."""
+
+
+@models.command("list")
+@click.option("--no-probe", is_flag=True, help="Do not contact the providers.")
+@json_option
+def list_models(no_probe: bool, as_json: bool) -> None:
+    """Configured and detected providers, and whether each answers (the built-in offline
+    runtime always does)."""
+    import httpx
+
+    from ..llm.config import load_providers
+    from ..llm.probe import Probe, detected, probe
+
+    configured = load_providers()
+    with httpx.Client() as client:
+        if no_probe:
+            found = [Probe(p, False, "not probed", "configured") for p in configured]
+        else:
+            found = [probe(p, client) for p in configured] + detected(configured, client)
+    rows = [item.to_json() for item in found]
+    builtin = {
+        "id": "builtin",
+        "kind": "offline",
+        "model": "extractive",
+        "answers": True,
+        "detail": "always available: quotes the best-matching sentences of your sources",
+        "source": "built-in",
+    }
+    if as_json:
+        print_json({"providers": [*rows, builtin]})
+        return
+    lines = [
+        [r["id"], r["kind"], r["model"], "yes" if r["answers"] else "no", r["detail"]]
+        for r in [*rows, builtin]
+    ]
+    click.echo(table(lines, ["ID", "KIND", "MODEL", "ANSWERS", "DETAIL"]))
+
+
+@models.command("add")
+@click.argument("provider_id")
+@click.option("--kind", type=click.Choice(KINDS), required=True)
+@click.option("--model", required=True, help="The model id, e.g. gpt-4o or llama3.2.")
+@click.option(
+    "--base-url", help="Where the API lives (each kind has a default but openai_compatible)."
+)
+@click.option("--api-key-env", help="Name of the environment variable holding the key.")
+@click.option("--title", help="OpenRouter X-Title.")
+@click.option("--referer", help="OpenRouter HTTP-Referer.")
+@click.option("--context-window", type=click.IntRange(512), help="Ollama: largest num_ctx.")
+@click.option("--think/--no-think", default=None, help="Ollama: send think true/false.")
+@json_option
+def add(
+    provider_id: str,
+    kind: str,
+    model: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    title: str | None,
+    referer: str | None,
+    context_window: int | None,
+    think: bool | None,
+    as_json: bool,
+) -> None:
+    """Add (or replace) a provider. The key is never saved: only its variable's name."""
+    from pydantic import ValidationError
+
+    from ..llm.config import ProviderConfig, load_providers, save_providers
+    from ..llm.errors import LlmError
+
+    try:
+        provider = ProviderConfig(
+            id=provider_id,
+            kind=kind,  # type: ignore[arg-type]
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            title=title,
+            referer=referer,
+            context_window=context_window,
+            think=think,
+        )
+        provider.url  # noqa: B018 - fails early when a base URL is needed
+    except (ValidationError, LlmError) as error:
+        raise click.ClickException(str(error)) from None
+    others = [p for p in load_providers() if p.id != provider_id]
+    path = save_providers([*others, provider])
+    if as_json:
+        print_json({"saved": provider.model_dump(mode="json"), "path": str(path)})
+    else:
+        click.echo(f"saved {provider_id} ({kind}, {model}) to {path}")
+
+
+@models.command("remove")
+@click.argument("provider_id")
+def remove(provider_id: str) -> None:
+    """Remove a configured provider."""
+    from ..llm.config import load_providers, save_providers
+
+    providers = load_providers()
+    kept = [p for p in providers if p.id != provider_id]
+    if len(kept) == len(providers):
+        raise click.ClickException(f"no provider {provider_id!r}; `laika models list` shows them")
+    save_providers(kept)
+    click.echo(f"removed {provider_id}")
