@@ -1,0 +1,89 @@
+"""Markdown (model output, captured pages) -> HTML that is safe to insert into a UI.
+
+Two independent layers, so one bug does not open the door:
+
+1. markdown-it-py with `html=False` never passes markup through: raw HTML in the Markdown comes
+   out as escaped text, and its link validator already refuses `javascript:`, `vbscript:`,
+   `file:` and most `data:` targets.
+2. nh3 (ammonia) then re-parses the result as a browser would and keeps only a strict allowlist
+   of tags and attributes, links only to absolute http, https and mailto URLs, and puts
+   `rel="noopener noreferrer nofollow ugc"` on every link.
+
+Images are off by default: under prompt injection an image URL in model output is a way to send
+data out the moment the answer is shown, with no click. An image therefore renders as its alt
+text; `allow_images=True` keeps `<img>` with an http(s) `src` for trusted callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from ..protocol.render_tree import Document
+from .tree_markdown import document_to_markdown
+
+ALLOWED_TAGS = frozenset(
+    {"p", "br", "strong", "em", "code", "pre", "blockquote", "hr", "ul", "ol", "li"}
+    | {"h1", "h2", "h3", "h4", "h5", "h6"}
+    | {"table", "thead", "tbody", "tr", "th", "td", "a"}
+)
+"""Everything CommonMark plus GFM tables produce, minus images."""
+
+ALLOWED_ATTRIBUTES: dict[str, set[str]] = {"a": {"href"}, "ol": {"start"}}
+"""`ol[start]` keeps a list that begins at 3 numbered from 3; it is an integer, nothing more."""
+
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+LINK_REL = "noopener noreferrer nofollow ugc"
+
+
+def _cleaner(*, images: bool) -> nh3.Cleaner:
+    tags = ALLOWED_TAGS | {"img"} if images else ALLOWED_TAGS
+    attributes = {**ALLOWED_ATTRIBUTES, "img": {"src", "alt"}} if images else ALLOWED_ATTRIBUTES
+    return nh3.Cleaner(
+        tags=set(tags),
+        attributes=attributes,
+        url_schemes=set(URL_SCHEMES),
+        url_relative="deny",  # a relative URL would resolve against the extension's own origin
+        link_rel=LINK_REL,
+        strip_comments=True,
+    )
+
+
+def _image_as_alt_text(
+    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    """Render `![alt](url)` as its escaped alt text: the URL is never fetched."""
+    return escapeHtml(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
+
+
+def _markdown(*, images: bool) -> MarkdownIt:
+    # The commonmark preset has linkify and typographer off; tables are the one GFM extension.
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    if not images:
+        parser.add_render_rule("image", _image_as_alt_text)
+    return parser
+
+
+_PIPELINES: dict[bool, tuple[MarkdownIt, nh3.Cleaner]] = {
+    images: (_markdown(images=images), _cleaner(images=images)) for images in (False, True)
+}
+
+
+def markdown_to_safe_html(markdown: str, *, allow_images: bool = False) -> str:
+    """Render untrusted Markdown to HTML that contains no script, style or foreign URL."""
+    parser, cleaner = _PIPELINES[allow_images]
+    return cleaner.clean(parser.render(markdown))
+
+
+def document_to_safe_html(document: Document, *, allow_images: bool = False) -> str:
+    """Render a validated render Document through the same Markdown -> safe HTML path."""
+    return markdown_to_safe_html(document_to_markdown(document), allow_images=allow_images)
+
+
+__all__ = ["document_to_safe_html", "markdown_to_safe_html"]
