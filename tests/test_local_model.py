@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 from laika_host.cli.local_model import local_model
 from laika_host.llm import local_model as lm
 from laika_host.llm.local_model import LocalModelError, LocalServer
+
 from llm_fixtures import llama_server  # noqa: F401  (a pytest fixture)
 
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -113,23 +114,36 @@ def test_cli_setup_prints_existing_paths(llama_server: LocalServer) -> None:  # 
     assert os.access(paths["llama_server"], os.X_OK)
 
 
+# Ctrl-C must reach the command even when this test runs as a background job, whose shell
+# starts it with SIGINT ignored (an inherited SIG_IGN keeps Python's KeyboardInterrupt off).
+SERVE = (
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "from laika_host.cli.local_model import local_model; local_model()"
+)
+
+
 @pytest.mark.real_llm
-def test_cli_serve_runs_until_interrupted(llama_server: LocalServer) -> None:  # noqa: F811
-    code = "from laika_host.cli.local_model import local_model; local_model()"
-    with subprocess.Popen(
-        [sys.executable, "-c", code, "serve"],
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_cli_serve_runs_until_stopped(llama_server: LocalServer, stop_signal: int) -> None:  # noqa: F811
+    serve = subprocess.Popen(
+        [sys.executable, "-c", SERVE, "serve"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
-    ) as serve:
-        try:
-            assert serve.stdout is not None
-            base_url = serve.stdout.readline().strip()
-            assert base_url.startswith("http://127.0.0.1:")
-            assert httpx.get(f"{base_url}/health", timeout=10).status_code == 200
-        finally:
-            serve.send_signal(signal.SIGINT)
+        start_new_session=True,  # on failure, kill its llama-server too
+    )
+    try:
+        assert serve.stdout is not None
+        base_url = serve.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:")
+        assert httpx.get(f"{base_url}/health", timeout=10).status_code == 200
+        serve.send_signal(stop_signal)
         assert serve.wait(timeout=30) == 0
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+        serve.wait()
+        serve.stdout.close()  # type: ignore[union-attr]
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{base_url}/health", timeout=2)
 
@@ -151,6 +165,10 @@ def test_a_server_that_exits_fails_with_its_log(tmp_path: Path) -> None:
     binary = tmp_path / "llama-server"
     binary.write_text("#!/bin/sh\necho 'cannot load model' >&2\nexit 3\n")
     binary.chmod(0o755)
-    server = LocalServer(model=tmp_path / "missing.gguf", binary=binary, startup_timeout=10)
+    log = tmp_path / "server.log"
+    server = LocalServer(
+        model=tmp_path / "missing.gguf", binary=binary, log_path=log, startup_timeout=10
+    )
     with pytest.raises(LocalModelError, match=r"(?s)status 3.*cannot load model"):
         server.start()
+    assert log.read_text() == "cannot load model\n"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import sys
+from types import FrameType
 
 import click
 
@@ -35,12 +38,13 @@ def setup(as_json: bool) -> None:
 @local_model.command()
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Default: a free one.")
 def serve(port: int | None) -> None:
-    """Serve the model on 127.0.0.1 in the foreground until Ctrl-C.
+    """Serve the model on 127.0.0.1 in the foreground until Ctrl-C (or SIGTERM).
 
     Prints the base URL; the OpenAI-compatible API is under /v1 (e.g. /v1/chat/completions).
     """
     from ..llm.local_model import LocalModelError, LocalServer
 
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         with LocalServer(port=port) as server:
             click.echo(server.base_url)
@@ -51,3 +55,8 @@ def serve(port: int | None) -> None:
     except LocalModelError as error:
         raise click.ClickException(str(error)) from None
     raise click.ClickException(f"llama-server exited with status {status}")
+
+
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    """Make `kill` unwind like Ctrl-C, so llama-server is stopped rather than orphaned."""
+    sys.exit(0)
