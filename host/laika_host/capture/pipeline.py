@@ -11,12 +11,14 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 import lxml.html
 from lxml import etree
 from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstruction
 
+from ..secrets import scrub_text
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import chunk, truncate
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
@@ -112,7 +114,7 @@ def capture_html(
             visible=visible,
         ),
     )
-    markdown, truncated = truncate(markdown, options.max_chars)
+    markdown, truncated = truncate(scrub_text(markdown), options.max_chars)
     if truncated:
         found.add("truncated")
     plain = markdown_to_text(markdown)
@@ -123,6 +125,10 @@ def capture_html(
         if options.include_links
         else []
     )
+    links = [
+        replace(link, text=scrub_text(link.text), context=scrub_text(link.context))
+        for link in links
+    ]
     return Capture(
         title=meta.title or meta.h1,
         byline=meta.byline,

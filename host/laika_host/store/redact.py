@@ -10,18 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-REDACTED = "[redacted]"
+from ..secrets import REDACTED, scrub_text
+
 _SECRET_KEYS = re.compile(
     r"^(authorization|proxy-authorization|x-api-key|api[-_]?key|apikey|cookie|set-cookie|"
     r"password|passwd|secret|client[-_]secret|access[-_]token|refresh[-_]token|token|"
     r"session|sessionid|x-goog-api-key)$",
     re.IGNORECASE,
-)
-_SECRET_VALUES = re.compile(
-    r"(?i:bearer\s+)[A-Za-z0-9._~+/=-]{8,}"
-    r"|\bsk-(?:ant-|or-|proj-)?[A-Za-z0-9_-]{16,}"
-    r"|\bAIza[0-9A-Za-z_-]{30,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"
 )
 
 
@@ -35,5 +30,5 @@ def redact_secrets(value: Any) -> Any:
     if isinstance(value, list):
         return [redact_secrets(item) for item in value]
     if isinstance(value, str):
-        return _SECRET_VALUES.sub(REDACTED, value)
+        return scrub_text(value)
     return value
