@@ -8,6 +8,7 @@ capture again with the same content changes nothing; changed content bumps
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import re
@@ -362,6 +363,30 @@ class Sources:
             (*params, limit, offset),
         )
         return [_source(row) for row in rows]
+
+    async def bodies(
+        self, collection_id: str, *, limit: int = 1000
+    ) -> builtins.list[dict[str, Any]]:
+        """The captured sources of a collection with their Markdown, text and summary (what
+        packing reads), newest first."""
+        rows = await self.db.fetch_all(
+            "SELECT id, url, title, capture_markdown, capture_text, capture_summary, "
+            "captured_at FROM sources WHERE collection_id = ? AND capture_status = 'captured' "
+            "ORDER BY added_at DESC, seq DESC LIMIT ?",
+            (collection_id, limit),
+        )
+        return [
+            {
+                "source_id": row["id"],
+                "url": row["url"] or f"laika:source/{row['id']}",
+                "title": row["title"] or "(untitled)",
+                "markdown": row["capture_markdown"] or "",
+                "text": row["capture_text"] or "",
+                "summary": row["capture_summary"] or "",
+                "captured_at": time_of(row, "captured_at"),
+            }
+            for row in rows
+        ]
 
     async def delete(self, source_id: str) -> Source:
         source = await self.get_summary(source_id)

@@ -1,0 +1,211 @@
+"""Packing: sources and pages become LLMCP context documents within a model's token budget.
+
+A collection becomes one `collection.index.v1` (every source's id, URL and title) plus one
+`collection.source.v1` per source that fits. Over budget, the sources most relevant to the
+question (FTS5 bm25) go in full, the next tier as summaries, the rest as titles only (in the
+index), and the pack says what was left out. A page becomes one
+`web.observation.summary.v1`, plus `web.observation.chunk.v1` documents when it is long.
+Every document is `trust: "untrusted"`, doc_ids are stable (`src:<id>`, `page:<hash>`), and
+only stored, sanitized Markdown goes in: no cookies, credentials or raw HTML.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..capture.bounds import TRUNCATION_MARKER
+from .verify import PackedSource
+
+CHARS_PER_TOKEN = 3  # conservative: prose runs 3.5-4.5 characters per token
+DOCUMENT_OVERHEAD = 40  # tokens for a document's JSON keys and ids
+Tier = Literal["full", "summary", "title"]
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """What the packer needs of a stored source (the store's row, read once)."""
+
+    source_id: str
+    url: str
+    title: str
+    markdown: str
+    text: str
+    summary: str
+    captured_at: str | None = None
+    relevance: float = 0.0  # higher is more relevant
+
+
+@dataclass
+class Pack:
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    sources: list[PackedSource] = field(default_factory=list)  # what citations may name
+    tiers: dict[str, Tier] = field(default_factory=dict)
+    tokens: int = 0
+    budget: int = 0
+
+    @property
+    def left_out(self) -> dict[str, list[str]]:
+        """Sources sent as summaries only, or as titles only."""
+        return {
+            "summaries": [s for s, tier in self.tiers.items() if tier == "summary"],
+            "titles_only": [s for s, tier in self.tiers.items() if tier == "title"],
+        }
+
+    def note(self) -> str | None:
+        """What the answer must admit about the pack, for the user."""
+        left = self.left_out
+        if not left["summaries"] and not left["titles_only"]:
+            return None
+        return (
+            f"{len(left['summaries'])} source(s) were sent as summaries and "
+            f"{len(left['titles_only'])} as titles only, to fit the model's context."
+        )
+
+
+def pack_collection(
+    collection_id: str,
+    collection_title: str,
+    sources: list[SourceText],
+    *,
+    budget_tokens: int,
+) -> Pack:
+    """Index + the most relevant sources in full, then summaries, then titles only."""
+    pack = Pack(budget=budget_tokens)
+    index = _index_document(collection_id, collection_title, sources)
+    pack.tokens = estimate_tokens(str(index)) + DOCUMENT_OVERHEAD
+    ranked = sorted(sources, key=lambda s: -s.relevance)
+    chosen: list[tuple[SourceText, Tier]] = []
+    for source in ranked:
+        tier = _tier_that_fits(source, pack)
+        pack.tiers[source.source_id] = tier
+        if tier != "title":
+            chosen.append((source, tier))
+    pack.documents = [index] + [_source_document(collection_id, s, tier) for s, tier in chosen]
+    pack.sources = [_packed(s, tier) for s, tier in chosen]
+    return pack
+
+
+def _tier_that_fits(source: SourceText, pack: Pack) -> Tier:
+    for tier, text in (("full", source.markdown), ("summary", source.summary)):
+        cost = estimate_tokens(text) + DOCUMENT_OVERHEAD
+        if text and pack.tokens + cost <= pack.budget:
+            pack.tokens += cost
+            return tier  # type: ignore[return-value]
+    return "title"
+
+
+def _index_document(collection_id: str, title: str, sources: list[SourceText]) -> dict[str, Any]:
+    entries = [
+        {"source_id": s.source_id, "url": s.url, "title": s.title}
+        | ({"captured_at": s.captured_at} if s.captured_at else {})
+        for s in sources
+    ]
+    return {
+        "doc_id": f"index:{collection_id}",
+        "kind": "collection.index.v1",
+        "trust": "untrusted",
+        "content": {
+            "doc_type": "collection.index.v1",
+            "collection_id": collection_id,
+            "title": title,
+            "sources": entries,
+        },
+    }
+
+
+def _source_document(collection_id: str, source: SourceText, tier: Tier) -> dict[str, Any]:
+    markdown = source.markdown if tier == "full" else f"{source.summary}\n\n{TRUNCATION_MARKER}"
+    content: dict[str, Any] = {
+        "doc_type": "collection.source.v1",
+        "collection_id": collection_id,
+        "source_id": source.source_id,
+        "url": source.url,
+        "title": source.title,
+        "markdown": markdown,
+    }
+    if source.captured_at:
+        content["captured_at"] = source.captured_at
+    return {
+        "doc_id": f"src:{source.source_id}",
+        "kind": "collection.source.v1",
+        "trust": "untrusted",
+        "content": content,
+    }
+
+
+def _packed(source: SourceText, tier: Tier) -> PackedSource:
+    """What a citation is checked against: the full stored text, whatever the tier sent
+    (a quote from a summary is also in the full text)."""
+    return PackedSource(
+        doc_id=f"src:{source.source_id}",
+        source_id=source.source_id,
+        url=source.url,
+        text=source.text,
+        markdown=source.markdown,
+        title=source.title,
+    )
+
+
+def pack_page(
+    *,
+    url: str,
+    title: str,
+    markdown: str,
+    text: str,
+    summary: str,
+    chunks: list[str],
+    content_hash: str,
+    signals: list[str],
+    links: list[dict[str, Any]],
+    captured_at: str | None = None,
+    source_id: str | None = None,
+) -> Pack:
+    """One observed page: a summary document, plus chunk documents when it is long."""
+    page_id = f"page:{content_hash[:16]}"
+    long = len(chunks) > 1
+    summary_content: dict[str, Any] = {
+        "doc_type": "web.observation.summary.v1",
+        "url": url,
+        "title": title,
+        "markdown": summary if long else markdown,
+        "extracted_links": links,
+        "signals": signals,
+    }
+    if captured_at:
+        summary_content["captured_at"] = captured_at
+    documents: list[dict[str, Any]] = [
+        {
+            "doc_id": page_id,
+            "kind": "web.observation.summary.v1",
+            "trust": "untrusted",
+            "content": summary_content,
+        }
+    ]
+    if long:
+        documents += [
+            {
+                "doc_id": f"{page_id}:chunk:{number}",
+                "kind": "web.observation.chunk.v1",
+                "trust": "untrusted",
+                "content": {
+                    "doc_type": "web.observation.chunk.v1",
+                    "url": url,
+                    "title": title,
+                    "chunk_index": number,
+                    "chunk_count": len(chunks),
+                    "markdown": chunk,
+                },
+            }
+            for number, chunk in enumerate(chunks, start=1)
+        ]
+    packed = PackedSource(page_id, source_id, url, text, markdown, title)
+    aliases = [replace(packed, doc_id=d["doc_id"]) for d in documents[1:]]  # chunks cite too
+    pack = Pack(documents=documents, sources=[packed, *aliases], budget=0)
+    pack.tokens = sum(estimate_tokens(str(d)) for d in documents)
+    return pack
