@@ -11,6 +11,7 @@ only stored, sanitized Markdown goes in: no cookies, credentials or raw HTML.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -20,6 +21,8 @@ from .verify import PackedSource
 
 CHARS_PER_TOKEN = 3  # conservative: prose runs 3.5-4.5 characters per token
 DOCUMENT_OVERHEAD = 40  # tokens for a document's JSON keys and ids
+FULL_SHARE = 0.7  # of the budget for full sources; the rest goes to summaries
+INDEX_SHARE = 0.3  # at most this much of the budget lists titles
 Tier = Literal["full", "summary", "title"]
 
 
@@ -48,6 +51,7 @@ class Pack:
     tiers: dict[str, Tier] = field(default_factory=dict)
     tokens: int = 0
     budget: int = 0
+    unlisted: int = 0  # sources not even listed by title (over the index's share)
 
     @property
     def left_out(self) -> dict[str, list[str]]:
@@ -62,10 +66,13 @@ class Pack:
         left = self.left_out
         if not left["summaries"] and not left["titles_only"]:
             return None
-        return (
+        note = (
             f"{len(left['summaries'])} source(s) were sent as summaries and "
-            f"{len(left['titles_only'])} as titles only, to fit the model's context."
+            f"{len(left['titles_only'])} as titles only, to fit the model's context"
         )
+        if self.unlisted:
+            note += f"; {self.unlisted} of those are not even listed by title"
+        return note + "."
 
 
 def pack_collection(
@@ -77,27 +84,43 @@ def pack_collection(
 ) -> Pack:
     """Index + the most relevant sources in full, then summaries, then titles only."""
     pack = Pack(budget=budget_tokens)
-    index = _index_document(collection_id, collection_title, sources)
-    pack.tokens = estimate_tokens(str(index)) + DOCUMENT_OVERHEAD
     ranked = sorted(sources, key=lambda s: -s.relevance)
-    chosen: list[tuple[SourceText, Tier]] = []
+    listed = _index_entries(ranked, int(budget_tokens * INDEX_SHARE))
+    pack.unlisted = len(ranked) - len(listed)
+    index = _index_document(collection_id, collection_title, listed)
+    pack.tokens = estimate_tokens(json.dumps(index, ensure_ascii=False)) + DOCUMENT_OVERHEAD
+    full_budget = int(budget_tokens * FULL_SHARE)  # leave room for the next tier's summaries
     for source in ranked:
-        tier = _tier_that_fits(source, pack)
-        pack.tiers[source.source_id] = tier
-        if tier != "title":
-            chosen.append((source, tier))
+        pack.tiers[source.source_id] = _take(pack, source.markdown, "full", full_budget)
+    for source in ranked:
+        if pack.tiers[source.source_id] == "title":
+            pack.tiers[source.source_id] = _take(pack, source.summary, "summary", budget_tokens)
+    chosen = [(s, pack.tiers[s.source_id]) for s in ranked if pack.tiers[s.source_id] != "title"]
     pack.documents = [index] + [_source_document(collection_id, s, tier) for s, tier in chosen]
-    pack.sources = [_packed(s, tier) for s, tier in chosen]
+    pack.sources = [_packed(s) for s, _ in chosen]
     return pack
 
 
-def _tier_that_fits(source: SourceText, pack: Pack) -> Tier:
-    for tier, text in (("full", source.markdown), ("summary", source.summary)):
-        cost = estimate_tokens(text) + DOCUMENT_OVERHEAD
-        if text and pack.tokens + cost <= pack.budget:
-            pack.tokens += cost
-            return tier  # type: ignore[return-value]
+def _take(pack: Pack, text: str, tier: Tier, limit: int) -> Tier:
+    """`tier` if `text` fits under `limit` (and is counted), else title only."""
+    cost = estimate_tokens(text) + DOCUMENT_OVERHEAD
+    if text and pack.tokens + cost <= limit:
+        pack.tokens += cost
+        return tier
     return "title"
+
+
+def _index_entries(ranked: list[SourceText], limit: int) -> list[SourceText]:
+    """The most relevant sources whose index lines fit `limit` tokens (a small model's
+    context cannot hold the titles of a thousand sources)."""
+    listed: list[SourceText] = []
+    used = 0
+    for source in ranked:
+        used += estimate_tokens(source.source_id + source.url + source.title) + 12
+        if used > limit and listed:
+            break
+        listed.append(source)
+    return listed
 
 
 def _index_document(collection_id: str, title: str, sources: list[SourceText]) -> dict[str, Any]:
@@ -139,7 +162,7 @@ def _source_document(collection_id: str, source: SourceText, tier: Tier) -> dict
     }
 
 
-def _packed(source: SourceText, tier: Tier) -> PackedSource:
+def _packed(source: SourceText) -> PackedSource:
     """What a citation is checked against: the full stored text, whatever the tier sent
     (a quote from a summary is also in the full text)."""
     return PackedSource(
