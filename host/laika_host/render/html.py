@@ -35,8 +35,9 @@ ALLOWED_TAGS = frozenset(
 )
 """Everything CommonMark plus GFM tables produce, minus images."""
 
-ALLOWED_ATTRIBUTES: dict[str, set[str]] = {"a": {"href"}, "ol": {"start"}}
-"""`ol[start]` keeps a list that begins at 3 numbered from 3; it is an integer, nothing more."""
+ALLOWED_ATTRIBUTES: dict[str, set[str]] = {"*": set(), "a": {"href"}, "ol": {"start"}}
+"""An empty `*` drops nh3's default `lang` and `title` everywhere. `ol[start]` keeps a list that
+begins at 3 numbered from 3."""
 
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow ugc"
