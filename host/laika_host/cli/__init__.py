@@ -8,6 +8,7 @@ from .. import __version__
 from ._lazy import LazyGroup
 
 COMMANDS = {
+    "ask": "laika_host.cli.ask:ask",
     "capture": "laika_host.cli.capture:capture",
     "collections": "laika_host.cli.collections:collections",
     "doctor": "laika_host.cli.install:doctor",
@@ -15,11 +16,13 @@ COMMANDS = {
     "install": "laika_host.cli.install:install",
     "jobs": "laika_host.cli.jobs:jobs",
     "local-model": "laika_host.cli.local_model:local_model",
+    "logs": "laika_host.cli.logs:logs",
     "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
     "schema": "laika_host.cli.schema:schema",
     "search": "laika_host.cli.search:search",
     "sources": "laika_host.cli.sources:sources",
+    "summarize": "laika_host.cli.ask:summarize",
     "uninstall": "laika_host.cli.install:uninstall",
     "validate": "laika_host.cli.validate:validate",
 }

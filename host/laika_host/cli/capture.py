@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from ..capture import Capture
+    from ..capture import Capture, CaptureOptions
 
 
 @click.command()
@@ -57,16 +57,31 @@ def capture(
     URLs, markdown, text, truncated, chunks, outbound links, signals, content hash, extractor,
     timings).
     """
-    from ..capture import CaptureError, CaptureOptions, capture_html
+    from ..capture import CaptureOptions
+
+    options = CaptureOptions(
+        max_chars=max_chars,
+        mode=mode,  # type: ignore[arg-type]
+        include_images=not no_images,
+        include_links=not no_links,
+    )
+    result = read_page(source, page_url, options)
+    if dry_run:
+        click.echo(
+            json.dumps(result.to_json(), ensure_ascii=False, indent=2)
+            if as_json
+            else result.markdown
+        )
+        return
+    _store(result, collection, as_json=as_json)
+
+
+def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:
+    """Capture a file, `-` (standard input) or a URL; bad input exits 2 with the reason."""
+    from ..capture import CaptureError, capture_html
     from ..capture.fetch import fetch_html
 
     try:
-        options = CaptureOptions(
-            max_chars=max_chars,
-            mode=mode,  # type: ignore[arg-type]
-            include_images=not no_images,
-            include_links=not no_links,
-        )
         if source.startswith(("http://", "https://")):
             raw, final_url = fetch_html(source)
             page_url = page_url or final_url
@@ -77,18 +92,10 @@ def capture(
             if not path.is_file():
                 raise click.ClickException(f"no such file: {source}")
             raw = path.read_bytes()
-        result = capture_html(raw, page_url, options=options)
+        return capture_html(raw, page_url, options=options)
     except CaptureError as exc:
-        click.echo(f"laika capture: {exc}", err=True)
+        click.echo(f"laika: {exc}", err=True)
         sys.exit(2)
-    if dry_run:
-        click.echo(
-            json.dumps(result.to_json(), ensure_ascii=False, indent=2)
-            if as_json
-            else result.markdown
-        )
-        return
-    _store(result, collection, as_json=as_json)
 
 
 def _store(result: Capture, collection: str, *, as_json: bool) -> None:

@@ -94,6 +94,22 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     return OfflineAnswer("\n".join([intro, "", *lines]), best)
 
 
+def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
+    """An extractive summary: the opening sentence of each of the first paragraphs, verbatim
+    and cited (writers put the point of a paragraph first)."""
+    picked: list[Quote] = []
+    for passage in passages:
+        for paragraph in re.split(r"\n\s*\n", passage.text):
+            found = sentences(paragraph)
+            if found and len(picked) < limit:
+                picked.append(Quote(passage.source_id, found[0], 1.0))
+    if not picked:
+        return OfflineAnswer("The page has no sentences to summarize.", supported=False)
+    lines = [f"- “{q.quote}” [{n}]" for n, q in enumerate(picked, start=1)]
+    intro = "Summary from the page's own words (no model was used):"
+    return OfflineAnswer("\n".join([intro, "", *lines]), picked)
+
+
 def _rank(wanted: set[str], candidates: list[tuple[str, str]]) -> list[tuple[float, str, str]]:
     bags = [Counter(terms(sentence)) for _, sentence in candidates]
     if not bags:

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from ._db import Database, Row
+from .errors import NotFoundError
 from .ids import new_id, now_ms
 from .records import LlmRun, loads, required_time
 from .redact import redact_secrets
@@ -114,6 +115,12 @@ class Runs:
             )
         row = await self.db.fetch_one("SELECT * FROM llm_runs WHERE id = ?", (run_id,))
         assert row is not None
+        return _run(row)
+
+    async def get(self, run_id: str) -> LlmRun:
+        row = await self.db.fetch_one("SELECT * FROM llm_runs WHERE id = ?", (run_id,))
+        if row is None:
+            raise NotFoundError(f"no run {run_id!r}; `laika logs list` shows them")
         return _run(row)
 
     async def list(self, *, collection_id: str | None = None, limit: int = 100) -> list[LlmRun]:

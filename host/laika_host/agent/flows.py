@@ -1,0 +1,382 @@
+"""The grounded-chat flows: ask a collection, summarize a page.
+
+pack -> prompt -> model (streamed; or the built-in offline runtime) -> parse and repair ->
+verify every citation against the packed sources' stored text -> persist the chat events
+and a redacted llm_run -> audit. A failure keeps what was done (partial text, the user's
+question) and says what failed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from pydantic import JsonValue
+
+from ..capture import Capture
+from ..llm.client import ChatClient, ChatResult
+from ..llm.config import ProviderConfig
+from ..llm.contract import ChatMessage, ChatRequest
+from ..llm.events import StreamEvent, TextDelta
+from ..llm.offline import Passage
+from ..llm.offline import answer as offline_answer
+from ..llm.offline import summary as offline_summary
+from ..store import Store
+from ..store.runs import RunLinks, RunUsage
+from . import audit
+from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
+from .prompts import Task, response_format, system_prompt, user_prompt
+from .verify import Verification, verify_citations
+
+Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
+OnDelta = Callable[[str], None]
+DEFAULT_MAX_TOKENS = 1024
+DEFAULT_CONTEXT = {
+    "openai": 64_000,
+    "openrouter": 64_000,
+    "anthropic": 64_000,
+    "ollama_cloud": 32_000,
+    "ollama": 8_192,
+    "openai_compatible": 2_048,  # llama-server's -c default in our recipe; set context_window
+}
+MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
+SEARCH_LIMIT = 200
+
+
+@dataclass
+class Answer:
+    """What a flow returns (and `--json` prints)."""
+
+    status: Status
+    answer_markdown: str
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    run_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    provider: str = "offline"
+    chat_result: ChatResult | None = None  # the model call behind it (not printed)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "answer_markdown": self.answer_markdown,
+            "citations": self.citations,
+            "run_id": self.run_id,
+            "warnings": self.warnings,
+            "provider": self.provider,
+        }
+
+
+def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
+    if provider is None:
+        return MAX_PACK_TOKENS
+    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
+    overhead = estimate_tokens(system_prompt("web.answer")) + 200
+    return max(256, min(MAX_PACK_TOKENS, window - max_tokens - overhead))
+
+
+async def ask(
+    store: Store,
+    question: str,
+    collection: str,
+    *,
+    provider: ProviderConfig | None = None,
+    client: ChatClient | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    on_delta: OnDelta | None = None,
+) -> Answer:
+    """Answer `question` from the collection's sources, with verified citations."""
+    target = await store.collections.get(collection)
+    pack = await _pack(store, target.id, target.title, question, budget_for(provider, max_tokens))
+    user_event = await store.chat.append(target.id, "user", question)
+    correlation = uuid.uuid4().hex
+    if provider is None:
+        answer = _offline(question, pack)
+    else:
+        answer = await _with_model(
+            question,
+            pack,
+            provider,
+            client,
+            max_tokens=max_tokens,
+            on_delta=on_delta,
+            correlation=correlation,
+            task="web.answer",
+        )
+    note = pack.note()
+    if note:
+        answer.warnings.insert(0, note)
+    await _persist(
+        store,
+        collection_id=target.id,
+        question=question,
+        answer=answer,
+        pack=pack,
+        provider=provider,
+        correlation=correlation,
+        user_event_id=user_event.id,
+    )
+    return answer
+
+
+async def summarize(
+    store: Store,
+    capture: Capture,
+    *,
+    collection: str = "Inbox",
+    provider: ProviderConfig | None = None,
+    client: ChatClient | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    on_delta: OnDelta | None = None,
+) -> Answer:
+    """Store the observed page as a source, then summarize it with verified citations."""
+    saved = await store.sources.save_capture(collection, capture, origin="summarize")
+    source = await store.sources.get(saved.source.id)
+    pack = pack_page(
+        url=capture.url or f"laika:source/{source.id}",
+        title=capture.title or "(untitled)",
+        markdown=capture.markdown,
+        text=capture.text,
+        summary=source.summary or "",
+        chunks=[c.markdown for c in capture.chunks],
+        content_hash=capture.content_hash,
+        signals=capture.signals,
+        links=[link.to_json() for link in capture.extracted_links],
+        source_id=source.id,
+    )
+    question = f"Summarize: {capture.title or capture.url or 'this page'}"
+    user_event = await store.chat.append(source.collection_id, "user", question)
+    correlation = uuid.uuid4().hex
+    if provider is None:
+        result = offline_summary([Passage(s.doc_id, s.text, s.title) for s in pack.sources[:1]])
+        citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
+        verification = verify_citations(citations, pack.sources, result.markdown)
+        answer = Answer("ok", result.markdown, _shown(verification), warnings=verification.warnings)
+    else:
+        answer = await _with_model(
+            question,
+            pack,
+            provider,
+            client,
+            max_tokens=max_tokens,
+            on_delta=on_delta,
+            correlation=correlation,
+            task="web.summarize",
+        )
+    await _persist(
+        store,
+        collection_id=source.collection_id,
+        question=question,
+        answer=answer,
+        pack=pack,
+        provider=provider,
+        correlation=correlation,
+        user_event_id=user_event.id,
+        kind="page.summarize",
+    )
+    return answer
+
+
+async def _pack(store: Store, collection_id: str, title: str, question: str, budget: int) -> Pack:
+    relevance: dict[str, float] = {}
+    try:
+        hits = await store.search.query(
+            question, collection_id=collection_id, limit=SEARCH_LIMIT, include_artifacts=False
+        )
+        relevance = {hit.id: -hit.score + 1e-9 for hit in hits}  # bm25: lower is better
+    except Exception:  # a question with no searchable words still gets the newest sources
+        relevance = {}
+    bodies = await store.sources.bodies(collection_id)
+    sources = [
+        SourceText(**body, relevance=relevance.get(body["source_id"], 0.0)) for body in bodies
+    ]
+    return pack_collection(collection_id, title, sources, budget_tokens=budget)
+
+
+def _offline(question: str, pack: Pack) -> Answer:
+    passages = [Passage(s.doc_id, s.text, s.title) for s in pack.sources]
+    result = offline_answer(question, passages)
+    citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
+    verification = verify_citations(citations, pack.sources, result.markdown)
+    status: Status = "ok" if result.supported else "unsupported"
+    return Answer(status, result.markdown, _shown(verification), warnings=verification.warnings)
+
+
+async def _with_model(
+    question: str,
+    pack: Pack,
+    provider: ProviderConfig,
+    client: ChatClient | None,
+    *,
+    max_tokens: int,
+    on_delta: OnDelta | None,
+    correlation: str,
+    task: Task,
+) -> Answer:
+    request = _chat_request(question, pack, provider, max_tokens, task)
+    audit.audit(
+        "llm.request",
+        correlation,
+        provider=provider.id,
+        model=provider.model,
+        documents=len(pack.documents),
+        tokens_estimate=pack.tokens,
+    )
+    audit.debug_packet(correlation, "request", request.model_dump(mode="json"))
+    result = await _call(provider, request, client, on_delta)
+    return _interpret(result, pack, correlation)
+
+
+def _chat_request(
+    question: str, pack: Pack, provider: ProviderConfig, max_tokens: int, task: Task
+) -> ChatRequest:
+    supports_json = provider.kind != "anthropic"
+    return ChatRequest(
+        model=provider.model,
+        messages=[
+            ChatMessage(role="system", content=system_prompt(task)),
+            ChatMessage(role="user", content=user_prompt(question, pack.documents, pack.note())),
+        ],
+        response_format=response_format() if supports_json else None,
+        max_tokens=max_tokens,
+        temperature=0,
+    )
+
+
+async def _call(
+    provider: ProviderConfig,
+    request: ChatRequest,
+    client: ChatClient | None,
+    on_delta: OnDelta | None,
+) -> ChatResult:
+    def forward(event: StreamEvent) -> None:
+        if on_delta is not None and isinstance(event, TextDelta):
+            on_delta(event.text)
+
+    if client is not None:
+        return await client.complete(provider, request, on_event=forward)
+    async with ChatClient() as own:
+        return await own.complete(provider, request, on_event=forward)
+
+
+def _interpret(result: ChatResult, pack: Pack, correlation: str) -> Answer:
+    from .parse import parse_response
+
+    if result.status == "error" or not result.text.strip():
+        message = result.error.message if result.error else "the model returned nothing"
+        audit.audit(
+            "llm.error", correlation, error=result.error.to_json() if result.error else None
+        )
+        return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
+    parsed = parse_response(result.text, request_id=correlation)
+    citations = [_as_dict(c) for c in parsed.citations] + _salvaged(parsed.dropped)
+    verification = verify_citations(citations, pack.sources, parsed.markdown)
+    warnings = [*parsed.warnings, *verification.warnings]
+    if result.error is not None:
+        warnings.append(result.error.message)
+    unverified = sum(not c.verified for c in verification.citations)
+    if unverified:
+        warnings.append(f"{unverified} citation(s) could not be verified and are flagged")
+    status: Status = "partial" if result.status == "partial" else "ok"
+    audit.audit(
+        "llm.response",
+        correlation,
+        status=status,
+        parse_outcome=parsed.outcome,
+        repairs=parsed.repairs,
+        citations=len(verification.citations),
+        unverified=unverified,
+        usage=result.usage.model_dump(),
+    )
+    provider = str(result.provider_meta.provider)
+    return Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
+
+
+def _run_status(status: Status) -> Literal["ok", "partial", "error"]:
+    if status == "error":
+        return "error"
+    return "partial" if status == "partial" else "ok"
+
+
+def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
+    """Citations the parser dropped as invalid LLMCP (most often: no `url`, which small models
+    leave out) still get checked: verification takes the URL from the pack, and a quote that
+    is not in the stored text stays unverified anyway."""
+    found = []
+    for item in dropped:
+        value = item.value
+        if (
+            item.what == "citation"
+            and isinstance(value, dict)
+            and isinstance(value.get("quote"), str)
+        ) and (value.get("doc_id") or value.get("source_id")):
+            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote", "url")})
+    return found
+
+
+def _as_dict(citation: Any) -> dict[str, Any]:
+    dump = getattr(citation, "model_dump", None)
+    return dump(mode="json", exclude_none=True) if callable(dump) else dict(citation)
+
+
+def _shown(verification: Verification) -> list[dict[str, Any]]:
+    return [c.to_json() for c in verification.citations]
+
+
+async def _persist(
+    store: Store,
+    *,
+    collection_id: str,
+    question: str,
+    answer: Answer,
+    pack: Pack,
+    provider: ProviderConfig | None,
+    correlation: str,
+    user_event_id: str,
+    kind: str = "chat.ask",
+) -> None:
+    model_id = provider.model if provider else "extractive"
+    model: dict[str, JsonValue] = {"provider": answer.provider, "model": model_id}
+    event = await store.chat.append(
+        collection_id,
+        "assistant",
+        answer.answer_markdown or "(no answer)",
+        citations=cast("list[JsonValue]", answer.citations),
+        model=model,
+    )
+    result = answer.chat_result
+    usage = RunUsage()
+    if result is not None:
+        usage = RunUsage(
+            result.usage.input_tokens, result.usage.output_tokens, None, int(result.duration_ms)
+        )
+    request = audit.redacted_request(
+        provider=answer.provider,
+        model=model_id,
+        question=question,
+        system=system_prompt("web.answer"),
+        documents=pack.documents,
+    )
+    run = await store.runs.append(
+        kind,
+        provider_id=answer.provider,
+        model_id=model_id,
+        links=RunLinks(collection_id=collection_id, chat_event_id=event.id),
+        usage=usage,
+        status=_run_status(answer.status),
+        request=request,
+        response={
+            "status": answer.status,
+            "answer": audit.digest(answer.answer_markdown),
+            "citations": len(answer.citations),
+            "correlation_id": correlation,
+            "user_event_id": user_event_id,
+        },
+        error="; ".join(answer.warnings)[:2000] if answer.status == "error" else None,
+    )
+    answer.run_id = run.id
+    if provider is None:
+        audit.audit(
+            "llm.response", correlation, provider="offline", status=answer.status, run_id=run.id
+        )

@@ -1,0 +1,193 @@
+"""Grounded chat end to end on a real store: offline and through a recording model server.
+
+Citations shown as verified are found in the stored text; a fabricated quote is flagged; a
+source outside the pack is rejected; seeded secrets reach neither the model, the database
+nor the logs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from laika_host.agent.flows import Answer, ask
+from laika_host.capture import capture_html
+from laika_host.llm.config import ProviderConfig
+from laika_host.store import open_store
+
+from llm_servers import ProviderServer, Reply, openai_sse
+from support import run_laika
+
+SECRET_KEY = "sk-proj-" + "S3cr3t" * 6
+COOKIE = "sessionid=c00kie" + "9" * 20
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "capture-dev" / "html"
+
+TIDES = """<html><head><title>Harbour tides</title></head><body><article><h1>Harbour tides</h1>
+<p>High water at the harbour comes twice a day because the moon pulls the oceans.</p>
+<h2>Spring tides</h2>
+<p>Spring tides are the largest of the month, when the sun and the moon pull together.</p>
+<p>Read the <a href="https://tides.test/table?token=SEEDEDTOKEN123&amp;day=1">full table</a>.</p>
+<p>Cookie: {cookie}</p></article></body></html>"""
+BREAD = """<html><head><title>Bread notes</title></head><body><article><h1>Bread notes</h1>
+<p>Sourdough needs a lively starter, warm water and a long, slow rise overnight.</p>
+</article></body></html>"""
+
+
+def seed(store_path: Path) -> dict[str, str]:
+    async def main() -> dict[str, str]:
+        async with open_store(store_path) as store:
+            ids = {}
+            for name, html, url in (
+                (
+                    "tides",
+                    TIDES.format(cookie=COOKIE),
+                    "https://tides.test/harbour?token=SEEDEDTOKEN123",
+                ),
+                ("bread", BREAD, "https://bread.test/notes"),
+            ):
+                saved = await store.sources.save_capture("Coast", capture_html(html.encode(), url))
+                ids[name] = saved.source.id
+            return ids
+
+    return asyncio.run(main())
+
+
+def run_ask(store_path: Path, question: str, provider: ProviderConfig | None = None) -> Answer:
+    async def main() -> Answer:
+        async with open_store(store_path) as store:
+            return await ask(store, question, "Coast", provider=provider)
+
+    return asyncio.run(main())
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return Path(os.environ["LAIKA_HOME"]) / "laika.db"
+
+
+def test_offline_answers_are_all_verified_and_persisted(db: Path) -> None:
+    ids = seed(db)
+    answer = run_ask(db, "Why do spring tides get so large?")
+    assert answer.status == "ok"
+    assert answer.citations
+    assert all(c["verified"] for c in answer.citations)
+    assert answer.citations[0]["source_id"] == ids["tides"]
+    assert answer.citations[0]["locator"].startswith("https://tides.test/harbour#:~:text=")
+    assert answer.run_id is not None
+
+    async def history() -> tuple[list[Any], list[Any]]:
+        async with open_store(db) as store:
+            collection = await store.collections.get("Coast")
+            return await store.chat.list(collection.id), await store.runs.list()
+
+    events, runs = asyncio.run(history())
+    assert [e.role for e in events] == ["user", "assistant"]
+    assert events[1].citations[0]["verified"] is True
+    assert runs[0].id == answer.run_id
+    assert runs[0].provider_id == "offline"
+    request = runs[0].request_redacted
+    assert isinstance(request, dict)
+    assert all("sha256" in d["body"] for d in request["documents"])  # bodies are digests
+    unsupported = run_ask(db, "What about volcanoes?")
+    assert unsupported.status == "unsupported"
+    assert "do not answer" in unsupported.answer_markdown
+
+
+def scripted_answer(tides_id: str, bread_id: str) -> str:
+    return json.dumps(
+        {
+            "assistant": {
+                "markdown": "The moon drives the tides [1]; bread is unrelated [2]; see [3]."
+            },
+            "citations": [
+                {"doc_id": f"src:{tides_id}", "quote": "the moon pulls the oceans"},
+                {"doc_id": f"src:{bread_id}", "quote": "Bread must be baked at dawn by monks."},
+                {"source_id": "src_not_in_the_pack", "quote": "High water at the harbour"},
+            ],
+        }
+    )
+
+
+def test_a_model_answer_is_verified_flagged_and_rejected_and_no_secret_leaks(
+    db: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = seed(db)
+    monkeypatch.setenv("SEEDED_KEY", SECRET_KEY)
+    chunks = openai_sse([scripted_answer(ids["tides"], ids["bread"])])
+    server = ProviderServer([Reply(chunks=chunks)])
+    provider = ProviderConfig(
+        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="SEEDED_KEY"
+    )
+    caplog.set_level("DEBUG")
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    assert answer.status == "ok"
+    verified = [c["verified"] for c in answer.citations]
+    assert verified == [True, False, False]
+    assert "not in the source" in answer.citations[1]["reason"]
+    assert answer.citations[2]["reason"].startswith("rejected")
+    assert any("could not be verified" in w for w in answer.warnings)
+    assert [c["marker"] for c in answer.citations] == [1, 2, 3]
+
+    # the model received the documents as untrusted data, and nothing secret
+    [received] = server.received
+    body = json.dumps(received.body)
+    assert received.headers["authorization"] == f"Bearer {SECRET_KEY}"  # sent to the model host
+    assert SECRET_KEY not in body
+    assert "SEEDEDTOKEN123" not in body
+    assert '"trust": "untrusted"' in received.body["messages"][1]["content"]
+    assert received.body["response_format"]["type"] == "json_schema"
+
+    stored = b"".join(p.read_bytes() for p in db.parent.glob("laika.db*"))
+    logs = b"".join(p.read_bytes() for p in (db.parent / "logs").rglob("*") if p.is_file())
+    for secret in (SECRET_KEY, "SEEDEDTOKEN123"):
+        assert secret.encode() not in stored
+        assert secret.encode() not in logs
+        assert secret not in caplog.text
+    audit = [
+        json.loads(line) for line in (db.parent / "logs" / "audit.jsonl").read_text().splitlines()
+    ]
+    assert [e["event"] for e in audit] == ["llm.request", "llm.response"]
+    assert audit[0]["correlation_id"] == audit[1]["correlation_id"]
+    assert audit[1]["unverified"] == 2
+
+
+def test_laika_ask_cli_json_shape(db: Path) -> None:
+    seed(db)
+    done = run_laika("ask", "Why do spring tides get so large?", "--collection", "Coast", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result) >= {"status", "answer_markdown", "citations", "run_id", "warnings"}
+    for citation in result["citations"]:
+        assert set(citation) >= {"source_id", "doc_id", "url", "quote", "locator", "verified"}
+        assert citation["verified"] is True
+    plain = run_laika(
+        "ask", "Why do spring tides get so large?", "-c", "Coast", "--provider", "offline"
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert "verified: “" in plain.stdout
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="capture-dev corpus not beside the repository")
+def test_offline_over_capture_dev_pages_shows_only_verified_citations(db: Path) -> None:
+    pages = sorted(CORPUS.glob("*.html"))[:25]
+
+    async def main() -> list[Answer]:
+        async with open_store(db) as store:
+            for page in pages:
+                capture = capture_html(page.read_bytes(), f"https://dev.test/{page.stem}")
+                await store.sources.save_capture("Coast", capture)
+            questions = ["What is this about?", "Who wrote the article?", "When was it published?"]
+            return [await ask(store, q, "Coast") for q in questions]
+
+    answers = asyncio.run(main())
+    shown = [c for a in answers for c in a.citations]
+    assert shown
+    assert all(c["verified"] for c in shown)
