@@ -21,6 +21,7 @@ import pytest
 
 from laika_host.native.browsers import DEV_EXTENSION_ID, GECKO_ID
 
+from cdp_pipe import DevTools as _DevTools
 from support import REPO, run_laika
 
 EXTENSION = REPO / "extension"
@@ -172,61 +173,6 @@ def test_firefox_extension_pings_the_installed_host(
     assert "(firefox)" in log
     doctor = run_laika("doctor", "--browser", "firefox", env=env)
     assert doctor.returncode == 0, doctor.stdout
-
-
-class _DevTools:
-    """Chrome DevTools Protocol over `--remote-debugging-pipe` (fd 3 in, fd 4 out, NUL-ended
-    JSON): no driver and no WebSocket library needed."""
-
-    def __init__(self, chromium: str, args: list[str], env: dict[str, str]) -> None:
-        commands_read, self._commands = os.pipe()
-        self._replies, replies_write = os.pipe()
-        wiring = f'exec "$0" "$@" 3<&{commands_read} 4>&{replies_write}'
-        self.process = subprocess.Popen(
-            ["bash", "-c", wiring, chromium, "--remote-debugging-pipe", *args],
-            pass_fds=(commands_read, replies_write),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        os.close(commands_read)
-        os.close(replies_write)
-        self._buffer = b""
-        self._next = 0
-
-    def call(self, method: str, **params: object) -> dict[str, object]:
-        self._next += 1
-        message = json.dumps({"id": self._next, "method": method, "params": params})
-        os.write(self._commands, message.encode() + b"\0")
-        while True:
-            reply = self._read()
-            if reply.get("id") == self._next:
-                if "error" in reply:
-                    pytest.fail(f"{method} failed: {reply['error']}")
-                result = reply.get("result", {})
-                assert isinstance(result, dict)
-                return result
-
-    def _read(self) -> dict[str, object]:
-        while b"\0" not in self._buffer:
-            data = os.read(self._replies, 1 << 16)
-            if not data:
-                pytest.fail("Chromium closed the DevTools pipe")
-            self._buffer += data
-        message, self._buffer = self._buffer.split(b"\0", 1)
-        parsed = json.loads(message)
-        assert isinstance(parsed, dict)
-        return parsed
-
-    def close(self) -> None:
-        os.close(self._commands)
-        os.close(self._replies)
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 SAVED_PAGE = """<!doctype html><html><head><title>Harbour tides</title>
