@@ -88,7 +88,18 @@ async def ask(
 ) -> Answer:
     """Answer `question` from the collection's sources, with verified citations."""
     target = await store.collections.get(collection)
-    pack = await _pack(store, target.id, target.title, question, budget_for(provider, max_tokens))
+    budget = budget_for(provider, max_tokens)
+    pack = await _pack(store, target.id, target.title, question, budget)
+    if provider is not None:
+        pack = await _fit(
+            pack,
+            provider,
+            max_tokens=max_tokens,
+            question=question,
+            budget=budget,
+            store=store,
+            target=target,
+        )
     user_event = await store.chat.append(target.id, "user", question)
     correlation = uuid.uuid4().hex
     if provider is None:
@@ -176,6 +187,49 @@ async def summarize(
         kind="page.summarize",
     )
     return answer
+
+
+FIT_ROUNDS = 3
+FIT_MARGIN = 64
+
+
+async def _fit(
+    pack: Pack,
+    provider: ProviderConfig,
+    *,
+    max_tokens: int,
+    question: str,
+    budget: int,
+    store: Store,
+    target: Any,
+) -> Pack:
+    """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
+    prompt would not fit; our character estimate cannot know every tokenizer."""
+    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
+    for _ in range(FIT_ROUNDS):
+        prompt = system_prompt("web.answer") + user_prompt(question, pack.documents, pack.note())
+        used = await count_tokens(provider, prompt)
+        if used is None or used + max_tokens + FIT_MARGIN <= window:
+            return pack
+        budget = max(64, int(budget * (window - max_tokens - FIT_MARGIN) / used * 0.9))
+        pack = await _pack(store, target.id, target.title, question, budget)
+    return pack
+
+
+async def count_tokens(provider: ProviderConfig, text: str) -> int | None:
+    """Exact token count from an OpenAI-compatible llama.cpp server; None elsewhere."""
+    if provider.kind != "openai_compatible":
+        return None
+    import httpx
+
+    base = provider.url.removesuffix("/v1")
+    try:
+        async with httpx.AsyncClient(timeout=5) as http:
+            response = await http.post(f"{base}/tokenize", json={"content": text})
+            tokens = response.json().get("tokens") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    return len(tokens) if isinstance(tokens, list) else None
 
 
 async def _pack(store: Store, collection_id: str, title: str, question: str, budget: int) -> Pack:

@@ -23,7 +23,7 @@ ErrorKind = Literal[
 RETRYABLE: frozenset[ErrorKind] = frozenset({"rate_limit", "timeout", "network", "provider"})
 _CONTEXT_WORDS = re.compile(
     r"context[ _]length|context window|too many tokens|prompt is too long|maximum context|"
-    r"num_ctx|exceeds the (?:model's )?(?:maximum|context)",
+    r"num_ctx|exceeds the (?:model's )?(?:maximum|context)|context size",
     re.IGNORECASE,
 )
 _KEYLIKE = re.compile(
