@@ -211,7 +211,11 @@ def _parse(raw: str, max_chars: int, ctx: _Context) -> ParsedResponse:
     if not cleaned.strip():
         return _error(raw, ctx, "the reply has no answer text")
     mark = ctx.mark()  # what was done to JSON that proves unusable is forgotten below
-    found = found if found is not None else _find_json(cleaned, ctx)
+    found = found if found is not None else _find_json(cleaned)
+    if found is not None:
+        for name in found.repairs:
+            ctx.repair(name)
+        ctx.warnings.extend(found.warnings)
     outcome = "the reply is not JSON" if found is None else _to_response(found, ctx)
     if isinstance(outcome, ResponsePacket):
         return _result(outcome, raw, ctx)
@@ -360,14 +364,9 @@ def _escape_control(match: re.Match[str]) -> str:
     return _CONTROL_ESCAPES.get(char, f"\\u{ord(char):04x}")
 
 
-def _find_json(text: str, ctx: _Context) -> _Found | None:
+def _find_json(text: str) -> _Found | None:
     """The whole text as JSON, else a fenced JSON block, else the first JSON object in prose."""
-    found = _load(text) or _from_fence(text) or _from_prose(text)
-    if found is not None:
-        for name in found.repairs:
-            ctx.repair(name)
-        ctx.warnings.extend(found.warnings)
-    return found
+    return _load(text) or _from_fence(text) or _from_prose(text)
 
 
 def _from_fence(text: str) -> _Found | None:
@@ -384,17 +383,21 @@ def _from_fence(text: str) -> _Found | None:
 
 
 def _from_prose(text: str) -> _Found | None:
-    for start in _brace_positions(text):
+    """The first top-level `{...}` that parses as a JSON object (nested ones are not tried)."""
+    start = text.find("{")
+    for _ in range(MAX_JSON_CANDIDATES):
+        if start < 0:
+            return None
         status, end = _balanced(text, start)
         if status == "open":
             return None  # every later `{` is inside this cut-off value: nothing complete
-        if status == "broken":
-            continue
-        found = _load(text[start:end])
-        if found is not None and isinstance(found.value, dict):
-            ignored = len(text.strip()) - (end - start)
-            repairs = ("extracted_json_from_prose", *found.repairs)
-            return _Found(found.value, repairs, (_ignored_warning(ignored),))
+        if status == "closed":
+            found = _load(text[start:end])
+            if found is not None and isinstance(found.value, dict):
+                ignored = len(text.strip()) - (end - start)
+                repairs = ("extracted_json_from_prose", *found.repairs)
+                return _Found(found.value, repairs, (_ignored_warning(ignored),))
+        start = text.find("{", end if status == "closed" else start + 1)
     return None
 
 
