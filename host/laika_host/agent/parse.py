@@ -41,7 +41,10 @@ which every change is named in `repairs`, then the spec's Markdown fallback (spe
 Not repaired, so they fall back to Markdown: single quotes (Python dicts), NaN/Infinity,
 duplicate keys and comments are not JSON, and guessing their meaning is exactly what a strict
 boundary must not do. A response whose only answer is `assistant.markdown` is valid (the spec's
-lenient path) and counts as `parsed`. Tool calls are never repaired, only kept or dropped.
+lenient path) and counts as `parsed`. Tool calls are never repaired, only kept or dropped, and
+JSON cut off mid-way never yields tool calls or citations. The envelope is the host's to know:
+filled values are laika.llmcp v1, a fresh id, the current time, conversation `unknown` turn 1
+(callers own the real conversation), sender `assistant`, and `in_reply_to` = `request_id`.
 """
 
 from __future__ import annotations
@@ -384,20 +387,14 @@ def _from_fence(text: str) -> _Found | None:
 
 def _from_prose(text: str) -> _Found | None:
     """The first top-level `{...}` that parses as a JSON object (nested ones are not tried)."""
-    start = text.find("{")
-    for _ in range(MAX_JSON_CANDIDATES):
-        if start < 0:
-            return None
-        status, end = _balanced(text, start)
-        if status == "open":
-            return None  # every later `{` is inside this cut-off value: nothing complete
-        if status == "closed":
-            found = _load(text[start:end])
-            if found is not None and isinstance(found.value, dict):
-                ignored = len(text.strip()) - (end - start)
-                repairs = ("extracted_json_from_prose", *found.repairs)
-                return _Found(found.value, repairs, (_ignored_warning(ignored),))
-        start = text.find("{", end if status == "closed" else start + 1)
+    for start, status, end in _top_level_objects(text):
+        if status != "closed":
+            continue
+        found = _load(text[start:end])
+        if found is not None and isinstance(found.value, dict):
+            ignored = len(text.strip()) - (end - start)
+            repairs = ("extracted_json_from_prose", *found.repairs)
+            return _Found(found.value, repairs, (_ignored_warning(ignored),))
     return None
 
 
@@ -405,16 +402,27 @@ def _ignored_warning(count: int) -> str:
     return f"ignored {count} characters of text around the JSON"
 
 
-def _brace_positions(text: str) -> Iterator[int]:
+_Status = Literal["closed", "open", "broken"]
+
+
+def _top_level_objects(text: str) -> Iterator[tuple[int, _Status, int]]:
+    """`(start, status, end)` of each top-level `{` in prose, up to MAX_JSON_CANDIDATES.
+
+    A closed object is skipped whole (what is inside is not top-level); an open one runs to
+    the end of the text, so it is the last.
+    """
     start = text.find("{")
     for _ in range(MAX_JSON_CANDIDATES):
         if start < 0:
             return
-        yield start
-        start = text.find("{", start + 1)
+        status, end = _balanced(text, start)
+        yield start, status, end
+        if status == "open":
+            return
+        start = text.find("{", end if status == "closed" else start + 1)
 
 
-def _balanced(text: str, start: int) -> tuple[Literal["closed", "open", "broken"], int]:
+def _balanced(text: str, start: int) -> tuple[_Status, int]:
     """Where the JSON value opening at `start` ends; `open` when the text ends first."""
     stack: list[str] = []
     for token in _TOKENS.finditer(text, start):
@@ -753,8 +761,8 @@ def _error(raw: str, ctx: _Context, why: str) -> ParsedResponse:
 
 def _salvage_markdown(text: str) -> str | None:
     """The `markdown` string of a JSON object the reply cut off, as far as it got."""
-    for start in _brace_positions(text):
-        if _balanced(text, start)[0] != "open":
+    for start, status, _ in _top_level_objects(text):
+        if status != "open":
             continue
         key = _MARKDOWN_STRING.search(text, start)
         if key is None:
