@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from support import schema_validator
+
 HEADER = struct.Struct("=I")
 MAX_FRAME = 1_048_576
 CHROME_ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
@@ -132,3 +134,42 @@ class HostProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+ARTICLE = (
+    "<html><head><title>Tide tables</title></head><body><nav><a href='/'>Home</a></nav>"
+    "<article><h1>Tide tables</h1><p>High tide comes twice a day because the moon pulls the "
+    "oceans; the tables list the hours for each harbour along the coast.</p>"
+    "<p>Sailors read them before leaving port, and so do people who walk the flats.</p>"
+    "</article></body></html>"
+)
+
+
+class Client:
+    def __init__(self, host: HostProcess) -> None:
+        self.host = host
+        self.next_id = 0
+        self.checked: set[str] = set()
+
+    def call(self, type_: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The reply (schema-checked) plus the events seen for it under `_events`."""
+        self.next_id += 1
+        request_id = f"r{self.next_id}"
+        self.host.send({"id": request_id, "type": type_, "payload": payload or {}})
+        events = []
+        while True:
+            message = self.host.recv(timeout=30)
+            if message.get("id") != request_id:
+                continue
+            if "event" in message:
+                schema_validator("native/event.schema.json").validate(message)
+                events.append(message)
+                continue
+            if "ok" in message:
+                break
+        if message["ok"]:
+            schema_validator(f"native/types/{type_}.result.schema.json").validate(message["result"])
+            self.checked.add(type_)
+        else:
+            schema_validator("native/error_reply.schema.json").validate(message)
+        return {**message, "_events": events}

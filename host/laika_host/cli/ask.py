@@ -41,31 +41,16 @@ def choose_provider(
     api_key_env: str | None,
     kind: str | None,
 ) -> Any:
-    """The provider for this call (None = offline): configured, overridden, or ad hoc."""
-    from ..llm.config import ProviderConfig, load_providers
+    """The provider for this call (None = offline); see `llm.config.select_provider`."""
+    from ..llm.config import select_provider
+    from ..llm.errors import LlmError
 
-    if provider_id == "offline":
-        return None
-    configured = load_providers()
-    chosen = next((p for p in configured if p.id == provider_id), None)
-    if provider_id and chosen is None and not base_url:
-        known = ", ".join(p.id for p in configured) or "none"
-        raise click.ClickException(
-            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one"
+    try:
+        return select_provider(
+            provider_id, model=model, base_url=base_url, api_key_env=api_key_env, kind=kind
         )
-    if chosen is None and base_url:
-        chosen = ProviderConfig(
-            id=provider_id or "adhoc",
-            kind=kind or "openai_compatible",  # type: ignore[arg-type]
-            model=model or "default",
-            base_url=base_url,
-        )
-    if chosen is None:
-        chosen = configured[0] if configured and not provider_id else None
-    if chosen is None:
-        return None
-    updates = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
-    return chosen.model_copy(update={k: v for k, v in updates.items() if v})
+    except LlmError as error:
+        raise click.ClickException(error.message) from None
 
 
 @click.command()

@@ -85,6 +85,45 @@ class ProviderConfig(BaseModel):
         return os.environ.get(name) or None if name else None
 
 
+def select_provider(
+    provider_id: str | None,
+    *,
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    kind: str | None = None,
+) -> ProviderConfig | None:
+    """The provider for one call (None: the built-in offline runtime).
+
+    `offline` picks the built-in runtime; an id picks a configured provider; a base URL alone
+    makes an ad-hoc one; nothing picks the first configured provider, else offline. The
+    other arguments override fields for this call only. Raises LlmError naming the fix.
+    """
+    if provider_id == "offline":
+        return None
+    configured = load_providers()
+    chosen = next((p for p in configured if p.id == provider_id), None)
+    if provider_id and chosen is None and not base_url:
+        known = ", ".join(p.id for p in configured) or "none"
+        raise LlmError(
+            "bad_request",
+            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one",
+        )
+    if chosen is None and base_url:
+        chosen = ProviderConfig(
+            id=provider_id or "adhoc",
+            kind=kind or "openai_compatible",  # type: ignore[arg-type]
+            model=model or "default",
+            base_url=base_url,
+        )
+    if chosen is None and configured and not provider_id:
+        chosen = configured[0]
+    if chosen is None:
+        return None
+    updates = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
+    return chosen.model_copy(update={k: v for k, v in updates.items() if v})
+
+
 def providers_path() -> Path:
     return data_dir() / PROVIDERS_FILE
 

@@ -9,6 +9,8 @@ _MODELS = "laika_host.native.builtin_models"
 _STORE = "laika_host.native.store_handlers"
 _STORE_MODELS = "laika_host.native.store_models"
 _RECORDS = "laika_host.store.records"
+_CHAT = "laika_host.native.chat_handlers"
+_CHAT_MODELS = "laika_host.native.chat_models"
 
 ROUTES = (
     Route(
@@ -137,6 +139,31 @@ ROUTES = (
         payload=f"{_STORE_MODELS}:JobsRun",
         result=f"{_STORE_MODELS}:JobsRunResult",
         events=("progress",),
+    ),
+    Route(
+        "chat.ask",
+        f"{_CHAT}:chat_ask",
+        "Ask a question over a collection: streamed `delta` events, then the answer with "
+        "every citation verified against the stored text (or flagged).",
+        payload=f"{_CHAT_MODELS}:ChatAsk",
+        result=f"{_CHAT_MODELS}:AnswerResult",
+        events=("delta",),
+    ),
+    Route(
+        "chat.history",
+        f"{_CHAT}:chat_history",
+        "A collection's chat events, oldest first.",
+        payload=f"{_CHAT_MODELS}:ChatHistory",
+        result=f"{_CHAT_MODELS}:ChatHistoryResult",
+    ),
+    Route(
+        "page.summarize",
+        f"{_CHAT}:page_summarize",
+        "Store the observed page (or selection) and summarize it with verified citations; "
+        "streamed `delta` events, then the answer.",
+        payload=f"{_CHAT_MODELS}:PageSummarize",
+        result=f"{_CHAT_MODELS}:AnswerResult",
+        events=("delta",),
     ),
 )
 

@@ -1,0 +1,75 @@
+"""chat.ask, chat.history and page.summarize through the real host process: offline, and
+with a recording model server streaming `delta` events."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from laika_host.llm.config import ProviderConfig, save_providers
+
+from llm_servers import ProviderServer, Reply, openai_sse
+from native_client import ARTICLE, Client, HostProcess
+
+
+def test_offline_ask_summarize_and_history(tmp_path: Path) -> None:
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    try:
+        saved = client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        assert saved["ok"], saved
+        answer = client.call("chat.ask", {"question": "Why does high tide come twice a day?"})
+        assert answer["ok"], answer
+        result = answer["result"]
+        assert result["status"] == "ok"
+        assert result["provider"] == "offline"
+        assert result["citations"]
+        assert all(c["verified"] for c in result["citations"])
+        summary = client.call(
+            "page.summarize",
+            {"url": "https://tides.test/t", "html": ARTICLE, "provider": "offline"},
+        )
+        assert summary["result"]["status"] == "ok"
+        assert all(c["verified"] for c in summary["result"]["citations"])
+        history = client.call("chat.history", {})
+        roles = [e["role"] for e in history["result"]["events"]]
+        assert roles == ["user", "assistant", "user", "assistant"]
+        unknown = client.call("chat.ask", {"question": "x?", "provider": "nope"})
+        assert unknown["error"]["code"] == "bad_request"
+        assert "laika models add" in unknown["error"]["message"]
+    finally:
+        host.kill()
+    assert client.checked >= {"chat.ask", "chat.history", "page.summarize"}
+
+
+def test_a_model_answer_streams_deltas_then_the_verified_result(tmp_path: Path) -> None:
+    reply = json.dumps(
+        {
+            "assistant": {"markdown": "The moon pulls the oceans [1]."},
+            "citations": [{"doc_id": "PLACEHOLDER", "quote": "the moon pulls the oceans"}],
+        }
+    )
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    server = None
+    try:
+        saved = client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        source_id = saved["result"]["source"]["id"]
+        text = reply.replace("PLACEHOLDER", f"src:{source_id}")
+        server = ProviderServer([Reply(chunks=openai_sse([text[:20], text[20:]]))])
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        answer = client.call("chat.ask", {"question": "What does the moon do?", "provider": "rec"})
+    finally:
+        host.kill()
+        if server is not None:
+            server.close()
+    assert answer["ok"], answer
+    deltas = [e["data"]["text"] for e in answer["_events"] if e["event"] == "delta"]
+    assert "".join(deltas) == text
+    result = answer["result"]
+    assert result["provider"] == "rec"
+    assert result["answer_markdown"] == "The moon pulls the oceans [1]."
+    assert [c["verified"] for c in result["citations"]] == [True]
