@@ -1,0 +1,71 @@
+"""Payload and result models of the grounded-chat message types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..store.records import ChatEvent
+from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
+
+ProviderRef = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="A configured provider id, or `offline` for the built-in runtime.",
+    ),
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class ChatAsk(_Strict):
+    question: Annotated[str, Field(min_length=1, max_length=4000)]
+    collection: CollectionRef = "Inbox"
+    provider: ProviderRef | None = None
+    max_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1024
+
+
+class ChatHistory(_Strict):
+    collection: CollectionRef = "Inbox"
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+
+
+class PageSummarize(_Strict):
+    url: WebUrl
+    title: Annotated[str, Field(max_length=2000)] | None = None
+    html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
+    selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = None
+    collection: CollectionRef = "Inbox"
+    provider: ProviderRef | None = None
+    max_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1024
+
+
+class CitationResult(BaseModel):
+    source_id: str | None
+    doc_id: str | None
+    url: str | None
+    quote: str
+    locator: str | None
+    heading: str | None
+    verified: bool
+    method: Literal["exact", "fuzzy", "none"]
+    reason: str | None
+    marker: int | None
+
+
+class AnswerResult(BaseModel):
+    status: Literal["ok", "partial", "invalid_output", "error", "unsupported"]
+    answer_markdown: str
+    citations: list[CitationResult]
+    run_id: str | None
+    warnings: list[str]
+    provider: str
+
+
+class ChatHistoryResult(BaseModel):
+    events: list[ChatEvent]
