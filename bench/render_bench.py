@@ -20,35 +20,13 @@ from laika_host.render import markdown_to_safe_html
 from laika_host.render.html import _PIPELINES
 
 GOAL_MS = 10.0
+# fmt: off
 WORDS = [
-    "tide",
-    "harbour",
-    "moon",
-    "water",
-    "spring",
-    "neap",
-    "table",
-    "hour",
-    "week",
-    "note",
-    "pull",
-    "sun",
-    "level",
-    "chart",
-    "port",
-    "current",
-    "flood",
-    "ebb",
-    "range",
-    "datum",
-    "height",
-    "station",
-    "gauge",
-    "survey",
-    "coast",
-    "channel",
-    "basin",
+    "tide", "harbour", "moon", "water", "spring", "neap", "table", "hour", "week", "note",
+    "pull", "sun", "level", "chart", "port", "current", "flood", "ebb", "range", "datum",
+    "height", "station", "gauge", "survey", "coast", "channel", "basin",
 ]
+# fmt: on
 
 
 def sentence(rng: random.Random) -> str:
