@@ -3,8 +3,6 @@ a real loopback HTTP server for fetched URLs; every result checked against its s
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,27 +10,14 @@ import pytest
 
 from laika_host.native.routes import default_router
 
+from html_server import serve
 from native_client import ARTICLE, Client, HostProcess
 
 
 @pytest.fixture
 def pages() -> Iterator[str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = ARTICLE.replace("Tide tables", "Fetched tides").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve(lambda _path: ARTICLE.replace("Tide tables", "Fetched tides")) as url:
+        yield url
 
 
 def test_store_types_through_the_host(tmp_path: Path, pages: str) -> None:

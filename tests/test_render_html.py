@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from typing import Any
 
 import lxml.html
@@ -13,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from laika_host.cli import COMMANDS
 from laika_host.protocol import Document
 from laika_host.render import document_to_markdown, document_to_safe_html, markdown_to_safe_html
 from laika_host.render.html import ALLOWED_TAGS, LINK_REL, _cleaner
 
 from strategies import render_documents
+from support import run_laika
 
 REL = f'rel="{LINK_REL}"'
 ALLOWED_URL_PREFIXES = ("http://", "https://", "mailto:")
@@ -275,22 +273,8 @@ def test_large_realistic_input_completes() -> None:
 
 
 def run_render(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    """`laika render ...` once the command is registered; until then the same click command."""
-    if "render" in COMMANDS:
-        from support import run_laika
-
-        return run_laika("render", *args, stdin=stdin)
-    launcher = "from laika_host.cli.render import render; render(prog_name='laika render')"
-    done = subprocess.run(
-        [sys.executable, "-c", launcher, *args],
-        input=stdin,
-        capture_output=True,
-        env={**os.environ, "PYTHONUTF8": "1"},
-        check=False,
-    )
-    return subprocess.CompletedProcess(
-        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
-    )
+    """`laika render ...`, as a user runs it."""
+    return run_laika("render", *args, stdin=stdin)
 
 
 def test_cli_renders_markdown_from_standard_input() -> None:

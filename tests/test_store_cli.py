@@ -3,16 +3,15 @@ LAIKA_HOME; `--json` prints exactly one JSON document."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from html_server import serve
 from support import run_laika
 
 PAGE = (
@@ -30,25 +29,11 @@ def laika_json(*args: str, stdin: bytes | None = None) -> Any:
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path.startswith("/missing"):
-                self.send_error(404)
-                return
-            body = PAGE.replace("Bread notes", "Served bread").encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def page_for(path: str) -> str | None:
+        return None if path.startswith("/missing") else PAGE.replace("Bread notes", "Served bread")
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serve(page_for) as url:
+        yield url
 
 
 def test_capture_stores_and_reports_new_then_unchanged(tmp_path: Path) -> None:

@@ -10,11 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from laika_host.store import open_store
 from laika_host.store.worker import run_due_jobs
 
+from html_server import serve
 from store_worker import COLLECTIONS, PAGES, page_html, plan
 
 WORKER = Path(__file__).with_name("store_worker.py")
@@ -70,37 +72,21 @@ def test_four_processes_store_500_captures_each_without_a_lock_error(tmp_path: P
     assert len(expected) <= COLLECTIONS * PAGES
 
 
-class _Pages:
-    """A real loopback HTTP server for the resumed capture jobs."""
+def _fetch_from(base: str) -> Callable[[str], tuple[bytes, str]]:
+    """A capture-job fetch that reads the pages from the loopback server at `base`."""
 
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                page = int(self.path.rstrip("/").rsplit("/", 1)[-1])
-                body = page_html(page, revision=9)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def fetch(self, url: str) -> tuple[bytes, str]:
+    def fetch(url: str) -> tuple[bytes, str]:
         import httpx
 
-        local = url.replace("https://site.test", f"http://127.0.0.1:{self.port}")
-        response = httpx.get(local, timeout=10)
+        response = httpx.get(url.replace("https://site.test", base), timeout=10)
         response.raise_for_status()
         return response.content, url
+
+    return fetch
+
+
+def _page_for(path: str) -> bytes:
+    return page_html(int(path.rstrip("/").rsplit("/", 1)[-1]), revision=9)
 
 
 def test_sigkill_at_random_points_leaves_a_consistent_store_and_resumable_jobs(
@@ -131,8 +117,6 @@ def test_sigkill_at_random_points_leaves_a_consistent_store_and_resumable_jobs(
         zygote.stdin.close()
         zygote.wait(30)
 
-    pages = _Pages()
-
     async def check() -> tuple[dict[str, int], dict[str, int]]:
         async with open_store(db, recover_jobs=False) as store:
             assert await store.integrity_check() == ["ok"]
@@ -140,15 +124,14 @@ def test_sigkill_at_random_points_leaves_a_consistent_store_and_resumable_jobs(
             before = await store.jobs.counts()
             recovered = await store.jobs.recover()  # what a new process does on open
             assert recovered == before.get("running", 0)
-            await run_due_jobs(store, fetch=pages.fetch)
+            with serve(_page_for) as base:
+                await run_due_jobs(store, fetch=_fetch_from(base))
             after = await store.jobs.counts()
             await _assert_no_half_written_source(store)
             assert await store.integrity_check() == ["ok"]
             return before, after
 
     before, after = asyncio.run(check())
-    print("jobs before recovery", before, "after", after)
-    pages.server.shutdown()
     assert before.get("queued", 0) + before.get("running", 0) > 0, before  # work was pending
     assert after.get("queued", 0) == after.get("running", 0) == 0, after  # ... and it resumed
     assert after.get("failed", 0) == 0, after

@@ -19,6 +19,7 @@ COMMANDS = {
     "logs": "laika_host.cli.logs:logs",
     "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
+    "render": "laika_host.cli.render:render",
     "schema": "laika_host.cli.schema:schema",
     "search": "laika_host.cli.search:search",
     "sources": "laika_host.cli.sources:sources",

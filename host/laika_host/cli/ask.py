@@ -81,11 +81,16 @@ def ask(
             store, question, collection, provider=provider, max_tokens=max_tokens, on_delta=stream
         )
     )
+    _finish(answer.to_json(), as_json=as_json)
+
+
+def _finish(answer: dict[str, Any], *, as_json: bool) -> None:
+    """Print the answer (one JSON document with --json); exit 1 when it failed."""
     if as_json:
-        print_json(answer.to_json())
+        print_json(answer)
     else:
-        _print_answer(answer.to_json())
-    if answer.status == "error":
+        _print_answer(answer)
+    if answer["status"] == "error":
         sys.exit(1)
 
 
@@ -138,9 +143,4 @@ def summarize(
             on_delta=stream,
         )
     )
-    if as_json:
-        print_json(answer.to_json())
-    else:
-        _print_answer(answer.to_json())
-    if answer.status == "error":
-        sys.exit(1)
+    _finish(answer.to_json(), as_json=as_json)

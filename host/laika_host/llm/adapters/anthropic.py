@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config import ProviderConfig
 from ..contract import ChatMessage, ChatRequest, ProviderCapabilities
-from ..errors import LlmError, from_stream_error
+from ..errors import from_stream_error
 from ..events import Done, StreamError, StreamEvent, TextDelta, ToolCallDelta, UsageUpdate
 from ..events import finish_reason as normalized_finish
 from ..streams import log, sse_events
-from .base import HttpCall, text_of
+from .base import HttpCall, require_key, text_of
 
 API_VERSION = "2023-06-01"
 
@@ -38,13 +38,7 @@ class AnthropicAdapter:
     def build(
         self, request: ChatRequest, provider: ProviderConfig, api_key: str | None
     ) -> HttpCall:
-        if not api_key:
-            raise LlmError(
-                "auth",
-                f"no API key: set the environment variable {provider.key_env} for "
-                f"provider {provider.id!r}",
-                provider=provider.id,
-            )
+        api_key = require_key(provider, api_key)
         system = [text_of(m.content) for m in request.messages if m.role == "system"]
         body: dict[str, Any] = {
             "model": request.model,

@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from ..config import ProviderConfig
 from ..contract import ChatMessage, ChatRequest, ProviderCapabilities
+from ..errors import LlmError
 from ..events import StreamEvent
 
 
@@ -34,6 +35,18 @@ class Adapter(Protocol):
     ) -> HttpCall: ...
 
     def events(self, lines: AsyncIterator[str]) -> AsyncIterator[StreamEvent]: ...
+
+
+def require_key(provider: ProviderConfig, api_key: str | None) -> str:
+    """The key, or an auth error naming the variable to set (checked before sending)."""
+    if not api_key:
+        raise LlmError(
+            "auth",
+            f"no API key: set the environment variable {provider.key_env} for "
+            f"provider {provider.id!r}",
+            provider=provider.id,
+        )
+    return api_key
 
 
 def text_of(content: str | dict[str, Any] | list[Any]) -> str:

@@ -17,7 +17,7 @@ from ..errors import LlmError, from_stream_error
 from ..events import Done, StreamError, StreamEvent, TextDelta, ToolCallDelta, UsageUpdate
 from ..events import finish_reason as normalized_finish
 from ..streams import log
-from .base import HttpCall, plain_message
+from .base import HttpCall, plain_message, require_key
 
 CHARS_PER_TOKEN = 3  # conservative: real text runs 3.5-4.5 chars per token
 MIN_CONTEXT = 2048
@@ -90,14 +90,7 @@ class OllamaAdapter:
     def _headers(self, provider: ProviderConfig, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/x-ndjson"}
         if self.kind == "ollama_cloud":
-            if not api_key:
-                raise LlmError(
-                    "auth",
-                    f"no API key: set the environment variable {provider.key_env} for "
-                    f"provider {provider.id!r}",
-                    provider=provider.id,
-                )
-            headers["Authorization"] = f"Bearer {api_key}"
+            headers["Authorization"] = f"Bearer {require_key(provider, api_key)}"
         return headers
 
     async def events(self, lines: AsyncIterator[str]) -> AsyncIterator[StreamEvent]:

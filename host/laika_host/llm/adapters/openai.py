@@ -15,7 +15,7 @@ from ..errors import LlmError, from_stream_error
 from ..events import Done, StreamError, StreamEvent, TextDelta, ToolCallDelta, UsageUpdate
 from ..events import finish_reason as normalized_finish
 from ..streams import log, sse_events
-from .base import HttpCall, plain_message
+from .base import HttpCall, plain_message, require_key
 
 
 class _Loose(BaseModel):
@@ -105,12 +105,7 @@ class OpenAIAdapter:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         elif self.kind != "openai_compatible":
-            raise LlmError(
-                "auth",
-                f"no API key: set the environment variable {provider.key_env} for "
-                f"provider {provider.id!r}",
-                provider=provider.id,
-            )
+            require_key(provider, api_key)
         if self.kind == "openrouter":
             if provider.title:
                 headers["X-Title"] = provider.title
