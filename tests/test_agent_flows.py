@@ -142,12 +142,13 @@ def test_a_model_answer_is_verified_flagged_and_rejected_and_no_secret_leaks(
     assert received.headers["authorization"] == f"Bearer {SECRET_KEY}"  # sent to the model host
     assert SECRET_KEY not in body
     assert "SEEDEDTOKEN123" not in body
+    assert COOKIE not in body  # the page showed a cookie header; capture scrubbed it
     assert '"trust": "untrusted"' in received.body["messages"][1]["content"]
     assert received.body["response_format"]["type"] == "json_schema"
 
     stored = b"".join(p.read_bytes() for p in db.parent.glob("laika.db*"))
     logs = b"".join(p.read_bytes() for p in (db.parent / "logs").rglob("*") if p.is_file())
-    for secret in (SECRET_KEY, "SEEDEDTOKEN123"):
+    for secret in (SECRET_KEY, "SEEDEDTOKEN123", COOKIE):
         assert secret.encode() not in stored
         assert secret.encode() not in logs
         assert secret not in caplog.text
