@@ -10,6 +10,18 @@ import subprocess
 
 import pytest
 
+HEADLESS_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--no-default-browser-check",
+)
+"""Chromium flags every browser test uses: headless, quiet, no first-run or sync."""
+
 
 class DevTools:
     """CDP over `--remote-debugging-pipe` (fd 3 in, fd 4 out, NUL-ended JSON).

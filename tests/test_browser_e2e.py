@@ -21,7 +21,9 @@ import pytest
 
 from laika_host.native.browsers import DEV_EXTENSION_ID, GECKO_ID
 
+from cdp_pipe import HEADLESS_FLAGS
 from cdp_pipe import DevTools as _DevTools
+from html_server import serve
 from support import REPO, run_laika
 
 EXTENSION = REPO / "extension"
@@ -93,14 +95,7 @@ def test_chromium_extension_pings_the_installed_host(
     log = run_until_connected(
         [
             chromium,
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--no-default-browser-check",
+            *HEADLESS_FLAGS,
             f"--user-data-dir={profile}",
             f"--load-extension={EXTENSION}",
             f"--disable-extensions-except={EXTENSION}",
@@ -189,25 +184,8 @@ tides</a> are the largest of the month.</p></article>
 
 @pytest.fixture
 def fixture_site() -> Iterator[str]:
-    import http.server
-    import threading
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = SAVED_PAGE.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/tides/today?utm_source=e2e"
-    server.shutdown()
+    with serve(lambda _path: SAVED_PAGE) as url:
+        yield f"{url}/tides/today?utm_source=e2e"
 
 
 def _stored_sources(db: Path) -> list[dict[str, object]]:
@@ -238,14 +216,7 @@ def test_chromium_save_page_stores_the_page_as_a_source(tmp_path: Path, fixture_
     devtools = _DevTools(
         chromium,
         [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--no-default-browser-check",
+            *HEADLESS_FLAGS,
             "--enable-unsafe-extension-debugging",
             f"--user-data-dir={profile}",
             f"--load-extension={EXTENSION}",

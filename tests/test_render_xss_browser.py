@@ -28,7 +28,7 @@ import pytest
 from laika_host.render import markdown_to_safe_html
 from laika_host.render.html import ALLOWED_TAGS
 
-from cdp_pipe import DevTools
+from cdp_pipe import HEADLESS_FLAGS, DevTools
 
 CHROMIUM = "/usr/lib/chromium/chromium"  # Debian's real binary (/usr/bin/chromium is a wrapper)
 CORPUS = Path(
@@ -252,14 +252,7 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
     devtools = DevTools(
         chromium,
         [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--no-default-browser-check",
+            *HEADLESS_FLAGS,
             "--host-resolver-rules=MAP * ~NOTFOUND",  # allowed images must not reach the net
             f"--user-data-dir={tmp_path / 'profile'}",
             "about:blank",

@@ -100,35 +100,8 @@ async def ask(
             store=store,
             target=target,
         )
-    user_event = await store.chat.append(target.id, "user", question)
-    correlation = uuid.uuid4().hex
-    if provider is None:
-        answer = _offline(question, pack)
-    else:
-        answer = await _with_model(
-            question,
-            pack,
-            provider,
-            client,
-            max_tokens=max_tokens,
-            on_delta=on_delta,
-            correlation=correlation,
-            task="web.answer",
-        )
-    note = pack.note()
-    if note:
-        answer.warnings.insert(0, note)
-    await _persist(
-        store,
-        collection_id=target.id,
-        question=question,
-        answer=answer,
-        pack=pack,
-        provider=provider,
-        correlation=correlation,
-        user_event_id=user_event.id,
-    )
-    return answer
+    turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
+    return await turn.run("web.answer", lambda: _offline(question, pack), "chat.ask")
 
 
 async def summarize(
@@ -157,36 +130,64 @@ async def summarize(
         source_id=source.id,
     )
     question = f"Summarize: {capture.title or capture.url or 'this page'}"
-    user_event = await store.chat.append(source.collection_id, "user", question)
-    correlation = uuid.uuid4().hex
-    if provider is None:
-        result = offline_summary([Passage(s.doc_id, s.text, s.title) for s in pack.sources[:1]])
-        citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
-        verification = verify_citations(citations, pack.sources, result.markdown)
-        answer = Answer("ok", result.markdown, _shown(verification), warnings=verification.warnings)
-    else:
-        answer = await _with_model(
-            question,
-            pack,
-            provider,
-            client,
-            max_tokens=max_tokens,
-            on_delta=on_delta,
-            correlation=correlation,
-            task="web.summarize",
-        )
-    await _persist(
-        store,
-        collection_id=source.collection_id,
-        question=question,
-        answer=answer,
-        pack=pack,
-        provider=provider,
-        correlation=correlation,
-        user_event_id=user_event.id,
-        kind="page.summarize",
+    turn = _Turn(
+        store, source.collection_id, question, pack, provider, client, max_tokens, on_delta
     )
-    return answer
+    return await turn.run("web.summarize", lambda: _offline_summary(pack), "page.summarize")
+
+
+@dataclass
+class _Turn:
+    """One question and its answer: the parts every flow shares once its pack is built."""
+
+    store: Store
+    collection_id: str
+    question: str
+    pack: Pack
+    provider: ProviderConfig | None
+    client: ChatClient | None
+    max_tokens: int
+    on_delta: OnDelta | None
+
+    async def run(self, task: Task, offline: Callable[[], Answer], kind: str) -> Answer:
+        """Record the question, answer it (offline or with the model), record the answer."""
+        user_event = await self.store.chat.append(self.collection_id, "user", self.question)
+        correlation = uuid.uuid4().hex
+        if self.provider is None:
+            answer = offline()
+        else:
+            answer = await _with_model(
+                self.question,
+                self.pack,
+                self.provider,
+                self.client,
+                max_tokens=self.max_tokens,
+                on_delta=self.on_delta,
+                correlation=correlation,
+                task=task,
+            )
+        note = self.pack.note()
+        if note:
+            answer.warnings.insert(0, note)
+        await _persist(
+            self.store,
+            collection_id=self.collection_id,
+            question=self.question,
+            answer=answer,
+            pack=self.pack,
+            provider=self.provider,
+            correlation=correlation,
+            user_event_id=user_event.id,
+            kind=kind,
+        )
+        return answer
+
+
+def _offline_summary(pack: Pack) -> Answer:
+    result = offline_summary([Passage(s.doc_id, s.text, s.title) for s in pack.sources[:1]])
+    citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
+    verification = verify_citations(citations, pack.sources, result.markdown)
+    return Answer("ok", result.markdown, _shown(verification), warnings=verification.warnings)
 
 
 FIT_ROUNDS = 3
