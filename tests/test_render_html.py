@@ -264,7 +264,7 @@ def test_large_realistic_input_completes() -> None:
         "- spring tides\n- neap tides\n\n| Day | High |\n| --- | --- |\n| Mon | 06:12 |\n\n"
         "```\ncode < here\n```\n\n"
     )
-    markdown = section * (500_000 // len(section))
+    markdown = section * (190_000 // len(section))  # just under the cap
     html = markdown_to_safe_html(markdown)
     assert html.count("<table>") == markdown.count("| Day |")
 
@@ -338,3 +338,11 @@ def test_cli_document_that_is_not_json_exits_2() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert "not JSON" in done.stderr
+
+
+def test_input_past_the_cap_is_cut_with_a_visible_note() -> None:
+    from laika_host.render.html import MAX_MARKDOWN_CHARS
+
+    html = markdown_to_safe_html("line of text\n\n" * (MAX_MARKDOWN_CHARS // 10))
+    assert html.count("<p>line of text</p>") < MAX_MARKDOWN_CHARS // 10
+    assert "Truncated: the rest of this text was too long to display" in html

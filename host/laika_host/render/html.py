@@ -76,8 +76,19 @@ _PIPELINES: dict[bool, tuple[MarkdownIt, nh3.Cleaner]] = {
 }
 
 
+MAX_MARKDOWN_CHARS = 200_000
+TRUNCATED_NOTE = "\n\n*[Truncated: the rest of this text was too long to display]*\n"
+
+
 def markdown_to_safe_html(markdown: str, *, allow_images: bool = False) -> str:
-    """Render untrusted Markdown to HTML that contains no script, style or foreign URL."""
+    """Render untrusted Markdown to HTML that contains no script, style or foreign URL.
+
+    Input past `MAX_MARKDOWN_CHARS` is cut (with a visible note): rendering time grows with
+    the input, and no answer worth reading is longer.
+    """
+    if len(markdown) > MAX_MARKDOWN_CHARS:
+        cut = markdown.rfind("\n", 0, MAX_MARKDOWN_CHARS)
+        markdown = markdown[: cut if cut > 0 else MAX_MARKDOWN_CHARS] + TRUNCATED_NOTE
     parser, cleaner = _PIPELINES[allow_images]
     return cleaner.clean(parser.render(markdown))
 
