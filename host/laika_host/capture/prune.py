@@ -77,15 +77,21 @@ MAX_PROSE_LINK_DENSITY = 0.3
 def tokens(element: HtmlElement) -> frozenset[str]:
     """Lowercase word tokens of the element's id, class and aria-label."""
     get = element.get  # three C calls; no attribute proxy
-    ident, classes, label = get("id"), get("class"), get("aria-label")
+    return _names(get("id"), get("class"), get("aria-label"))
+
+
+_NO_NAMES: frozenset[str] = frozenset()
+
+
+def _names(ident: str | None, classes: str | None, label: str | None) -> frozenset[str]:
     if ident is None and label is None:
         raw = classes
     else:
         raw = " ".join(value for value in (ident, classes, label) if value)
-    return _split_tokens(raw) if raw else frozenset()
+    return _split_tokens(raw) if raw else _NO_NAMES
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
 def _split_tokens(raw: str) -> frozenset[str]:
     """Cached: the same class strings repeat across a page and across pages."""
     if raw.islower() or not any(c.isupper() for c in raw):
@@ -105,8 +111,9 @@ Observer = Callable[[HtmlElement, frozenset[str]], None]
 def prune(root: HtmlElement, observe: Observer | None = None) -> int:
     """Remove noise in place; returns how many elements were removed.
 
-    `observe(element, tokens)` sees every element before anything is removed: page signals
-    are read in this same pass instead of a second walk over the page.
+    `observe(element, tokens)` sees every element that has name tokens, a role or
+    aria-modal, before anything is removed: page signals are read in this same pass instead
+    of a second walk over the page.
     """
     body_text = _text_length(root)
     keep = _main_content_path(root)
@@ -118,17 +125,22 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
         for element in root.iter(*LANDMARKS)
         if not element.attrib and element not in keep and _is_landmark_noise(element)
     ]
-    for element in _attributed(root):
-        if element.tag in ALWAYS_DROP:
+    for element in _attributed(root):  # the hot loop: each attribute is read once
+        tag = element.tag
+        if tag in ALWAYS_DROP:
             continue
-        names = tokens(element)
-        if observe is not None:
+        get = element.get
+        names = _names(get("id"), get("class"), get("aria-label"))
+        role, modal = get("role"), get("aria-modal")
+        if observe is not None and (names or role or modal):
             observe(element, names)
-        if element.tag in PROTECTED or element in keep:
+        if tag in PROTECTED or element in keep:
             continue
+        role = role.lower() if role else ""
         if (
-            _is_overlay(element)
-            or _is_landmark_noise(element)
+            modal == "true"
+            or role in ("dialog", "alertdialog")
+            or ((tag in LANDMARKS or role in LANDMARK_ROLES) and _is_landmark_noise(element))
             or (not NOISE_TOKENS.isdisjoint(names) and not _looks_like_content(element, body_text))
         ):
             doomed.append(element)
@@ -164,13 +176,6 @@ def _is_landmark_noise(element: HtmlElement) -> bool:
         # an article's own header holds its title, lead and byline
         return not any(a.tag in ("article", "main") for a in element.iterancestors())
     return True
-
-
-def _is_overlay(element: HtmlElement) -> bool:
-    if element.get("aria-modal") == "true":
-        return True
-    role = (element.get("role") or "").lower()
-    return role in ("dialog", "alertdialog")
 
 
 def _looks_like_content(element: HtmlElement, body_text: int) -> bool:
