@@ -83,7 +83,7 @@ def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
     length = len(text)
     if not length:
         return False
-    bare = _LEADING_PUNCTUATION.sub("", text)
+    bare = _LEADING_PUNCTUATION.sub("", text) if length < MAX_FOLLOW_US else text
     return (
         (length < MAX_READ_MORE and (READ_MORE.match(text) or READ_MORE.match(bare)) is not None)
         or (length < MAX_PAGINATION and PAGINATION.match(bare) is not None)

@@ -72,3 +72,37 @@ def drop_tag(element: Element) -> None:
             else:
                 parent.text = (parent.text or "") + tail
     parent.remove(element)
+
+
+_TEXTS_WITH = etree.XPath("//text()[contains(., $probe)]")
+_HOLDS = etree.XPath("contains(normalize-space(.), $key)")
+
+
+def holder_paths(
+    tree: Element, key: str, tags: frozenset[str] | tuple[str, ...]
+) -> list[list[Element]]:
+    """For each text node holding `key`'s longest word (document order): the ancestors with a
+    tag in `tags` whose text holds `key`, innermost first.
+
+    Looking up from the few text nodes that hold a rare word replaces testing the text of
+    every element of the page (which normalizes nested elements again and again). A key whose
+    longest word is split across elements finds nothing here; callers then fall back to the
+    whole-page search.
+    """
+    probe = max(key.split(" "), key=len)
+    paths: list[list[Element]] = []
+    texts = _TEXTS_WITH(tree, probe=probe)
+    for text in texts if isinstance(texts, list) else []:
+        owner = getattr(text, "getparent", lambda: None)()
+        if owner is not None and getattr(text, "is_tail", False):
+            owner = owner.getparent()
+        if owner is None:
+            continue
+        path = [
+            element
+            for element in (owner, *owner.iterancestors())
+            if element.tag in tags and _HOLDS(element, key=key)
+        ]
+        if path:
+            paths.append(path)
+    return paths

@@ -13,13 +13,14 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import squash, visible_text
+from .dom import Element, holder_paths, squash, visible_text
 from .urls import absolute_url, is_web_url, strip_credentials
 
 ANCHOR_CHARS = 40
 MIN_IMAGE_SIDE = 48
 MAX_IMAGES = 50
 _BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "table")
+_HOLDER_TAGS = frozenset({"p", "li", "h2", "h3"})
 _HOLDER = etree.XPath(
     "//*[self::p or self::li or self::h2 or self::h3][contains(normalize-space(.), $key)]"
 )
@@ -38,14 +39,27 @@ def _container(tree: HtmlElement, anchors: list[str]) -> HtmlElement | None:
     """The smallest element of the page holding the first and the last anchor paragraph."""
     found = []
     for key in (anchors[0], anchors[-1]):
-        hits = _HOLDER(tree, key=key)
-        if isinstance(hits, list) and hits and isinstance(hits[0], etree._Element):
-            found.append(hits[0])
+        first = _first_holder(tree, key)
+        if first is not None:
+            found.append(first)
     if len(found) < 2:
         return None
     first_ancestors = [found[0], *found[0].iterancestors()]
     last_ancestors = {found[1], *found[1].iterancestors()}
     return next((a for a in first_ancestors if a in last_ancestors), None)
+
+
+def _first_holder(tree: HtmlElement, key: str) -> Element | None:
+    """The first block in document order whose text holds `key`: the outermost holder on
+    the first text path that has one (`dom.holder_paths`); the whole-page search only when
+    the key's rarest word is split across elements."""
+    paths = holder_paths(tree, key, _HOLDER_TAGS)
+    if paths:
+        return paths[0][-1]
+    hits = _HOLDER(tree, key=key)
+    if isinstance(hits, list) and hits and isinstance(hits[0], etree._Element):
+        return hits[0]
+    return None
 
 
 def _is_content_image(image: HtmlElement) -> bool:

@@ -11,14 +11,12 @@ from __future__ import annotations
 from lxml import etree
 from lxml.html import HtmlElement
 
-from .dom import squash, text_of, visible_text
+from .dom import Element, holder_paths, squash, text_of, visible_text
 from .prune import tokens
 
 MIN_DESCRIPTION = 40
 KEY_LENGTH = 60
-LEAD_TAGS = ("p", "div", "h2", "h3", "span", "section", "header", "strong")
-_TEXTS_WITH = etree.XPath("//text()[contains(., $probe)]")
-_HOLDS = etree.XPath("contains(normalize-space(.), $key)")
+LEAD_TAGS = frozenset({"p", "div", "h2", "h3", "span", "section", "header", "strong"})
 _HOLDERS = etree.XPath(
     "//*["
     + " or ".join(f"self::{tag}" for tag in LEAD_TAGS)
@@ -44,32 +42,22 @@ def find_lead(
         return None
     limit = len(wanted) * 1.6 + 40
     best: str | None = None
-    for element in _holders(tree, key, probe):
+    for element in _holders(tree, key):
         text = visible_text(element)
         if len(text) < limit and (best is None or len(text) < len(best)):
             best = text
     return best
 
 
-def _holders(tree: HtmlElement, key: str, probe: str) -> list[HtmlElement]:
-    """Lead-tag elements whose text holds `key`: from each text node holding the probe word,
-    the nearest such ancestor (the smallest on its path). Testing every element of the page
-    instead normalizes the text of each, nested ones again and again."""
-    found: list[HtmlElement] = []
-    texts = _TEXTS_WITH(tree, probe=probe)
-    for text in texts if isinstance(texts, list) else []:
-        owner = getattr(text, "getparent", lambda: None)()
-        if owner is not None and getattr(text, "is_tail", False):
-            owner = owner.getparent()
-        for element in [owner, *owner.iterancestors()] if owner is not None else []:
-            if element.tag in LEAD_TAGS and _HOLDS(element, key=key):
-                found.append(element)
-                break
-    if found:
-        return found
-    everywhere = _HOLDERS(tree, key=key)  # the probe word is split across elements
+def _holders(tree: HtmlElement, key: str) -> list[Element]:
+    """The smallest lead-tag element holding `key` on each path to a text node that holds
+    its rarest word (see `dom.holder_paths`), or every holder when the word is split."""
+    paths = holder_paths(tree, key, LEAD_TAGS)
+    if paths:
+        return [path[0] for path in paths]
+    everywhere = _HOLDERS(tree, key=key)
     return (
-        [e for e in everywhere if isinstance(e, HtmlElement)]
+        [e for e in everywhere if isinstance(e, etree._Element)]
         if isinstance(everywhere, list)
         else []
     )
