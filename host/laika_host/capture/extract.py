@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 import lxml.html
 from lxml.html import HtmlElement
@@ -43,19 +45,7 @@ def trafilatura_candidate(
     from trafilatura.htmlprocessing import convert_to_html
 
     try:
-        document = bare_extraction(
-            tree,
-            url=url,
-            fast=True,
-            include_comments=False,
-            include_tables=True,
-            include_links=True,
-            include_images=include_images,
-            include_formatting=True,
-            with_metadata=False,
-            as_dict=False,
-            output_format="xml",  # any non-"python" format skips its unused plain-text rendering
-        )
+        document = bare_extraction(tree, options=_options(url, include_images))
     except Exception:  # a third-party extractor must never take capture down
         log.warning("trafilatura failed on %s", url or "a page", exc_info=True)
         return None
@@ -65,6 +55,32 @@ def trafilatura_candidate(
     html_root = convert_to_html(body)
     inner = html_root.find("body")
     return Candidate("trafilatura", inner if inner is not None else html_root)
+
+
+@cache
+def _base_options(include_images: bool) -> Any:
+    """trafilatura's option object, built once (it reads its config file on every build)."""
+    from trafilatura.settings import DEFAULT_CONFIG, Extractor
+
+    return Extractor(
+        config=DEFAULT_CONFIG,
+        output_format="xml",  # any non-"python" format skips its unused plain-text rendering
+        fast=True,
+        comments=False,
+        tables=True,
+        links=True,
+        images=include_images,
+        formatting=True,
+        with_metadata=False,
+    )
+
+
+def _options(url: str | None, include_images: bool) -> Any:
+    """A copy of the base options for this page (trafilatura reads `url` and `source`)."""
+    options = copy.copy(_base_options(include_images))
+    options.url = url
+    options.source = url
+    return options
 
 
 def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | None:
