@@ -192,3 +192,24 @@ def test_offline_over_capture_dev_pages_shows_only_verified_citations(db: Path) 
     shown = [c for a in answers for c in a.citations]
     assert shown
     assert all(c["verified"] for c in shown)
+
+
+def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
+    page = tmp_path / "tides.html"
+    page.write_text(TIDES.format(cookie=COOKIE))
+    done = run_laika("summarize", str(page), "--url", "https://tides.test/h", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "ok"
+    assert result["citations"]
+    assert all(c["verified"] for c in result["citations"])
+    assert "High water at the harbour" in result["answer_markdown"]
+    listed = run_laika("logs", "list", "--json")
+    runs = json.loads(listed.stdout)["runs"]
+    assert runs[0]["kind"] == "page.summarize"
+    shown = run_laika("logs", "show", runs[0]["id"])
+    assert json.loads(shown.stdout)["id"] == runs[0]["id"]
+    missing = run_laika("logs", "show", "run_nope")
+    assert missing.returncode == 1
+    assert "laika logs list" in missing.stderr
+    assert COOKIE not in shown.stdout
