@@ -258,3 +258,25 @@ def _count_links(node: Any) -> int:
     if isinstance(node, list):
         return sum(_count_links(value) for value in node)
     return 0
+
+
+def test_text_ending_in_a_bang_before_a_link_does_not_become_an_image() -> None:
+    """Found by Hypothesis: "!" then a link rendered as `![..](..)`, an image."""
+    from laika_host.protocol import Document
+    from laika_host.render import document_to_markdown
+
+    document = Document.model_validate(
+        {
+            "type": "doc",
+            "children": [
+                {
+                    "type": "paragraph",
+                    "children": [
+                        {"type": "text", "text": "Wow!"},
+                        {"type": "link", "href": "https://x.test/", "children": []},
+                    ],
+                }
+            ],
+        }
+    )
+    assert document_to_markdown(document) == "Wow\\![https://x.test/](https://x.test/)"

@@ -159,7 +159,21 @@ def _single_line(text: str) -> str:
 
 
 def _inlines(children: Sequence[Inline], *, in_table: bool = False) -> str:
-    return "".join(_inline(child, in_table) for child in children)
+    out = ""
+    for child in children:
+        piece = _inline(child, in_table)
+        if piece.startswith("[") and _ends_with_bare_bang(out):
+            out = out[:-1] + "\\!"  # text "!" then a link would read as an image
+        out += piece
+    return out
+
+
+def _ends_with_bare_bang(text: str) -> bool:
+    """True when `text` ends with a `!` that no backslash escapes."""
+    if not text.endswith("!"):
+        return False
+    backslashes = len(text[:-1]) - len(text[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
 
 
 def _inline(node: Inline, in_table: bool) -> str:
