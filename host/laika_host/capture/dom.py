@@ -79,7 +79,7 @@ _HOLDS = etree.XPath("contains(normalize-space(.), $key)")
 
 
 def holder_paths(
-    tree: Element, key: str, tags: frozenset[str] | tuple[str, ...]
+    tree: Element, key: str, tags: frozenset[str] | tuple[str, ...], *, first_only: bool = False
 ) -> list[list[Element]]:
     """For each text node holding `key`'s longest word (document order): the ancestors with a
     tag in `tags` whose text holds `key`, innermost first.
@@ -87,7 +87,7 @@ def holder_paths(
     Looking up from the few text nodes that hold a rare word replaces testing the text of
     every element of the page (which normalizes nested elements again and again). A key whose
     longest word is split across elements finds nothing here; callers then fall back to the
-    whole-page search.
+    whole-page search. `first_only` stops at the first path that has a holder.
     """
     probe = max(key.split(" "), key=len)
     paths: list[list[Element]] = []
@@ -105,4 +105,6 @@ def holder_paths(
         ]
         if path:
             paths.append(path)
+            if first_only:
+                break
     return paths

@@ -53,7 +53,7 @@ def _first_holder(tree: HtmlElement, key: str) -> Element | None:
     """The first block in document order whose text holds `key`: the outermost holder on
     the first text path that has one (`dom.holder_paths`); the whole-page search only when
     the key's rarest word is split across elements."""
-    paths = holder_paths(tree, key, _HOLDER_TAGS)
+    paths = holder_paths(tree, key, _HOLDER_TAGS, first_only=True)
     if paths:
         return paths[0][-1]
     hits = _HOLDER(tree, key=key)
