@@ -68,6 +68,7 @@ SCRIPT_REQUIRED_TEXT = 200
 THREAD_ITEMS = 5
 
 
+_NOT_FREE = re.compile(r'"isAccessibleForFree"\s*:\s*"?(false|False)')
 _CAPTCHA_MARKERS = ("g-recaptcha", "h-captcha", "hcaptcha", "cf-turnstile", "cf-challenge")
 _PHRASES = (
     ("captcha", ("robot", "human"), _CAPTCHA),
@@ -94,10 +95,10 @@ def page_text(tree: HtmlElement) -> str:
 def markup_signals(tree: HtmlElement, raw_html: str) -> set[str]:
     """Signals only the raw page shows (read before pruning removes scripts and banners)."""
     found: set[str] = set()
-    if re.search(r'"isAccessibleForFree"\s*:\s*"?(false|False)', raw_html):
+    # literal tests first: a regex or a lowercased copy of a whole page costs real time
+    if "isAccessibleForFree" in raw_html and _NOT_FREE.search(raw_html):
         found.add("paywall_or_login")
-    lowered = raw_html.lower()
-    if any(marker in lowered for marker in _CAPTCHA_MARKERS):
+    if any(marker in raw_html for marker in _CAPTCHA_MARKERS):  # class names: lowercase
         found.add("captcha")
     if "DiscussionForumPosting" in raw_html:
         found.add("thread_page")
