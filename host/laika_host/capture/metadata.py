@@ -80,21 +80,39 @@ def _iso_date(value: str | None) -> str | None:
     return "-".join(match.groups()) if match else None
 
 
-def _meta_tags(tree: HtmlElement) -> dict[str, str]:
-    """Every `<meta>` value by its property, name, itemprop or http-equiv (first one wins)."""
-    found: dict[str, str] = {}
-    for meta in tree.iter("meta"):
-        attributes = meta.attrib
-        key = (
-            attributes.get("property")
-            or attributes.get("name")
-            or attributes.get("itemprop")
-            or attributes.get("http-equiv")
-        )
-        value = _clean(attributes.get("content"))
-        if key and value:
-            found.setdefault(key.lower(), value)
-    return found
+def _scan(tree: HtmlElement) -> tuple[dict[str, str], dict[str, str]]:
+    """One walk over the page for every tag metadata reads: the `<meta>` values, and the
+    first non-empty title, h1, time@datetime, canonical link@href and base@href."""
+    metas: dict[str, str] = {}
+    firsts: dict[str, str] = {}
+    for element in tree.iter("meta", "title", "h1", "time", "link", "base"):
+        tag = element.tag
+        if tag == "meta":
+            _add_meta(element, metas)
+        elif tag not in firsts:
+            value = _first_value(element, tag)
+            if value:
+                firsts[tag] = value
+    return metas, firsts
+
+
+def _first_value(element: HtmlElement, tag: str) -> str | None:
+    if tag in ("title", "h1"):
+        return _clean(element.text_content())
+    if tag == "time":
+        return _clean(element.get("datetime"))
+    if tag == "link":
+        return _clean(element.get("href")) if element.get("rel") == "canonical" else None
+    return _clean(element.get("href"))  # base
+
+
+def _add_meta(meta: HtmlElement, found: dict[str, str]) -> None:
+    """A `<meta>` value by its property, name, itemprop or http-equiv (first one wins)."""
+    get = meta.get
+    key = get("property") or get("name") or get("itemprop") or get("http-equiv")
+    value = _clean(get("content"))
+    if key and value:
+        found.setdefault(key.lower(), value)
 
 
 def read_metadata(tree: HtmlElement) -> PageMetadata:
@@ -102,7 +120,7 @@ def read_metadata(tree: HtmlElement) -> PageMetadata:
 
     One pass over the `<meta>` tags; JSON-LD is parsed only when they leave a field empty.
     """
-    tags = _meta_tags(tree)
+    tags, firsts = _scan(tree)
     ld: list[dict[str, object]] | None = None
 
     def from_ld(key: str) -> str | None:
@@ -111,9 +129,9 @@ def read_metadata(tree: HtmlElement) -> PageMetadata:
             ld = _json_ld(tree)
         return _ld_value(ld, key)
 
-    title = tags.get("og:title") or tags.get("twitter:title") or _first(tree, "//title")
+    title = tags.get("og:title") or tags.get("twitter:title") or firsts.get("title")
     title = title or from_ld("headline")
-    h1 = _first(tree, "//h1")
+    h1 = firsts.get("h1")
     byline = tags.get("author") or tags.get("article:author") or _first(tree, '//*[@rel="author"]')
     byline = byline or from_ld("author")
     if byline and byline.startswith(("http://", "https://")):
@@ -123,12 +141,12 @@ def read_metadata(tree: HtmlElement) -> PageMetadata:
         or tags.get("date")
         or tags.get("datepublished")
         or from_ld("datePublished")
-        or _first(tree, "//time/@datetime")
+        or firsts.get("time")
     )
     language = _first(tree, "/html/@lang") or tags.get("content-language")
-    canonical = _first(tree, '//link[@rel="canonical"]/@href') or tags.get("og:url")
+    canonical = firsts.get("link") or tags.get("og:url")
     description = tags.get("og:description") or tags.get("description")
-    base_href = _first(tree, "//base/@href")
+    base_href = firsts.get("base")
     return PageMetadata(
         title=title,
         h1=h1,
