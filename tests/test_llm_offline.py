@@ -51,3 +51,12 @@ def test_no_support_says_so_and_suggests_what_to_collect() -> None:
 def test_sentences_drop_markdown_syntax_and_fragments() -> None:
     text = "# Title\n\nA **bold** claim with [a link](https://x.test) in it. Ok.\n\n| a | b |"
     assert sentences(text) == ["A bold claim with a link in it."]
+
+
+def test_a_question_about_the_gist_gets_the_opening_sentences() -> None:
+    result = answer("What is this page about?", [TIDES])
+    assert result.supported
+    assert (
+        result.citations[0].quote
+        == "High tide comes twice a day because the moon pulls the oceans."
+    )

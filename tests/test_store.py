@@ -382,3 +382,11 @@ def test_chat_events_list_oldest_first_and_runs_never_store_secrets(db: Path) ->
     assert secret.encode() not in raw
     stored = run(db, lambda store: store.runs.list())[0]
     assert json.dumps(stored.request_redacted).count("[redacted]") == 3
+
+
+def test_snippets_mark_short_words_whole_and_long_words_by_stem() -> None:
+    from laika_host.store.search import match_pattern, snippet
+
+    pattern = match_pattern(["the", "tides"])
+    marked = snippet("the theme: their tidal tides", pattern)
+    assert marked == "**the** theme: their **tidal** **tides**"

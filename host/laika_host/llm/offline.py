@@ -79,6 +79,8 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     wanted = set(terms(question))
     if not wanted:
         return _unsupported(question, "the question has no words to look for")
+    if wanted <= _GENERIC:  # "what is this page about?": the gist is the answer
+        return summary(passages, limit=limit)
     candidates = [(p.source_id, s) for p in passages for s in sentences(p.text)]
     ranked = _rank(wanted, candidates)
     best: list[Quote] = []
@@ -131,6 +133,11 @@ def _rank(wanted: set[str], candidates: list[tuple[str, str]]) -> list[tuple[flo
     return scored
 
 
+_GENERIC_WORDS = (
+    "page article text document source sources summary summarize summarise topic main "
+    "point points overview gist about content contents story post"
+)
+_GENERIC = frozenset(word[:STEM] for word in _GENERIC_WORDS.split())
 _QUESTION_WORDS = "what why how when where which who whom whose about does did do is are"
 _ASKING = frozenset(_QUESTION_WORDS.split())
 

@@ -81,10 +81,15 @@ def _sql(kind: str, table: str, body: str, collection: bool, ranked: bool = True
 def match_pattern(words: list[str]) -> re.Pattern[str] | None:
     """Query words as a regex matching by prefix (a stem-like cut), as the porter-stemmed
     index matched them."""
-    stems = sorted({re.escape(word[: max(4, len(word) - 2)]) for word in words}, key=len)
-    if not stems:
+    # short words match whole (a prefix "the" would mark "their" and "themselves")
+    forms = {
+        re.escape(word) + r"\b" if len(word) <= 4 else re.escape(word[: len(word) - 2]) + r"\w*"
+        for word in words
+    }
+    if not forms:
         return None
-    return re.compile(r"\b(?:" + "|".join(reversed(stems)) + r")\w*", re.IGNORECASE)
+    ordered = sorted(forms, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(ordered) + ")", re.IGNORECASE)
 
 
 def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
