@@ -60,3 +60,8 @@ def test_a_question_about_the_gist_gets_the_opening_sentences() -> None:
         result.citations[0].quote
         == "High tide comes twice a day because the moon pulls the oceans."
     )
+
+
+def test_a_summary_of_several_sources_gives_each_its_say() -> None:
+    result = answer("What are these sources about?", [TIDES, BREAD])
+    assert [q.source_id for q in result.citations][:2] == ["src_tides", "src_bread"]

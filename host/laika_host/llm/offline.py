@@ -98,13 +98,17 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
 
 def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
     """An extractive summary: the opening sentence of each of the first paragraphs, verbatim
-    and cited (writers put the point of a paragraph first)."""
+    and cited (writers put the point of a paragraph first), taken from every source in turn
+    so that several sources each get their say."""
+    openings = [
+        [found[0] for found in map(sentences, re.split(r"\n\s*\n", p.text)) if found]
+        for p in passages
+    ]
     picked: list[Quote] = []
-    for passage in passages:
-        for paragraph in re.split(r"\n\s*\n", passage.text):
-            found = sentences(paragraph)
-            if found and len(picked) < limit:
-                picked.append(Quote(passage.source_id, found[0], 1.0))
+    for depth in range(max(map(len, openings), default=0)):
+        for passage, firsts in zip(passages, openings, strict=True):
+            if depth < len(firsts) and len(picked) < limit:
+                picked.append(Quote(passage.source_id, firsts[depth], 1.0))
     if not picked:
         return OfflineAnswer("The page has no sentences to summarize.", supported=False)
     lines = [f"- “{q.quote}” [{n}]" for n, q in enumerate(picked, start=1)]
