@@ -138,7 +138,9 @@ class Sources:
         """
         target = await self.collections.ensure(collection)
         if not capture.url or not is_web_url(capture.url) or not capture.normalized_url:
-            note = await self._insert_note(target.id, capture, origin, provenance)
+            note = await self._new_note(
+                target.id, _capture_columns(capture), _provenance(capture, origin, provenance)
+            )
             return SavedSource(outcome="new", collection=target.title, source=note)
         async with self.db.transaction() as connection:
             outcome, source_id = await self._upsert(
@@ -174,7 +176,6 @@ class Sources:
                 provenance=provenance,
                 now=now,
             )
-            await self.collections.touch(collection_id, now)
             return "new", source_id
         if row["capture_status"] == "captured" and row["content_hash"] == capture.content_hash:
             return "unchanged", row["id"]
@@ -209,6 +210,7 @@ class Sources:
         provenance: dict[str, Any],
         now: int,
     ) -> None:
+        """Insert a source row and mark its collection changed (one transaction's work)."""
         values = {
             **columns,
             "id": source_id,
@@ -223,26 +225,23 @@ class Sources:
             f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
             tuple(values.values()),
         )
+        await self.collections.touch(collection_id, now)
 
-    async def _insert_note(
-        self,
-        collection_id: str,
-        capture: Capture,
-        origin: str,
-        provenance: dict[str, Any] | None,
+    async def _new_note(
+        self, collection_id: str, columns: dict[str, Any], provenance: dict[str, Any]
     ) -> Source:
-        source_id, now = new_id("src"), now_ms()
+        """Insert a note (notes never collide, so there is nothing to look up first)."""
+        source_id = new_id("src")
         async with self.db.transaction() as connection:
             await self._insert(
                 connection,
                 source_id=source_id,
                 collection_id=collection_id,
                 kind="note",
-                columns=_capture_columns(capture),
-                provenance=_provenance(capture, origin, provenance),
-                now=now,
+                columns=columns,
+                provenance=provenance,
+                now=now_ms(),
             )
-            await self.collections.touch(collection_id, now)
         return await self.get_summary(source_id)
 
     async def add_note(
@@ -264,21 +263,8 @@ class Sources:
             "capture_text": text,
             "media_json": json.dumps(media_of(markdown)),
         }
-        source_id, now = new_id("src"), now_ms()
-        async with self.db.transaction() as connection:
-            await self._insert(
-                connection,
-                source_id=source_id,
-                collection_id=target.id,
-                kind="note",
-                columns=columns,
-                provenance={"origin": origin},
-                now=now,
-            )
-            await self.collections.touch(target.id, now)
-        return SavedSource(
-            outcome="new", collection=target.title, source=await self.get_summary(source_id)
-        )
+        note = await self._new_note(target.id, columns, {"origin": origin})
+        return SavedSource(outcome="new", collection=target.title, source=note)
 
     async def add_url(
         self, collection: str, url: str, *, title: str | None = None, origin: str = "cli"
@@ -316,7 +302,6 @@ class Sources:
                     provenance={"origin": origin},
                     now=now,
                 )
-                await self.collections.touch(target.id, now)
         return SavedSource(
             outcome=outcome, collection=target.title, source=await self.get_summary(source_id)
         )
