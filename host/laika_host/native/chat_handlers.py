@@ -6,17 +6,14 @@ the verified answer. Provider problems become `provider_error` replies with the 
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 from typing import Any
 
-from ..capture import CaptureOptions, capture_html
 from ..llm.config import ProviderConfig, select_provider
 from ..llm.errors import LlmError
 from .chat_models import ChatAsk, ChatHistory, PageSummarize
 from .errors import ErrorCode, HostError
 from .router import RequestContext
-from .store_handlers import _store_errors
+from .store_handlers import capture_observed, observed_html, store_errors
 
 
 def _provider(provider_id: str | None) -> ProviderConfig | None:
@@ -26,7 +23,7 @@ def _provider(provider_id: str | None) -> ProviderConfig | None:
         raise HostError(ErrorCode.BAD_REQUEST, error.message) from None
 
 
-@_store_errors
+@store_errors
 async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
     from ..agent.flows import ask
 
@@ -42,25 +39,20 @@ async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
     return answer.to_json()
 
 
-@_store_errors
+@store_errors
 async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     collection = await store.collections.get(payload.collection)
     return {"events": await store.chat.list(collection.id, limit=payload.limit)}
 
 
-@_store_errors
+@store_errors
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
     from ..agent.flows import summarize
 
     store = await ctx.session.resources.store()
-    selection = bool(payload.selection_html and payload.selection_html.strip())
-    html = payload.selection_html if selection else payload.html
-    assert html is not None
-    options = CaptureOptions(mode="selection" if selection else "auto")
-    capture = await asyncio.to_thread(capture_html, html, payload.url, options=options)
-    if not capture.title and payload.title:
-        capture = dataclasses.replace(capture, title=payload.title)
+    html, selection = observed_html(payload.html, payload.selection_html)
+    capture = await capture_observed(html, payload.url, selection=selection, title=payload.title)
     answer = await summarize(
         store,
         capture,

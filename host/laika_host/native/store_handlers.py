@@ -12,7 +12,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..capture import CaptureError, CaptureOptions, capture_html
+from ..capture import Capture, CaptureError, CaptureOptions, capture_html
 from ..store import (
     ConflictError,
     InvalidInputError,
@@ -48,7 +48,7 @@ _CODES: dict[type[StoreError], ErrorCode] = {
 }
 
 
-def _store_errors(handler: Handler[P]) -> Handler[P]:
+def store_errors(handler: Handler[P]) -> Handler[P]:
     @functools.wraps(handler)
     async def wrapped(payload: P, ctx: RequestContext) -> Any:
         try:
@@ -63,61 +63,73 @@ def _store_errors(handler: Handler[P]) -> Handler[P]:
     return wrapped
 
 
-@_store_errors
+@store_errors
 async def collections_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"collections": await store.collections.list()}
 
 
-@_store_errors
+@store_errors
 async def collections_create(payload: CollectionCreate, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.collections.create(payload.title)
 
 
-@_store_errors
+@store_errors
 async def collections_rename(payload: CollectionRename, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.collections.rename(payload.collection, payload.title)
 
 
-@_store_errors
+@store_errors
 async def collections_delete(payload: CollectionTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await store.collections.delete(payload.collection)}
 
 
-@_store_errors
+@store_errors
 async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     found = await store.sources.list(payload.collection, limit=payload.limit, offset=payload.offset)
     return {"sources": found}
 
 
-@_store_errors
+@store_errors
 async def sources_get(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.sources.get(payload.source_id)
 
 
-@_store_errors
+@store_errors
 async def sources_delete(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await store.sources.delete(payload.source_id)}
 
 
-@_store_errors
+def observed_html(html: str, selection_html: str | None) -> tuple[str, bool]:
+    """What to capture of a page the extension sent: the selection if there is one."""
+    if selection_html is not None and selection_html.strip():
+        return selection_html, True
+    return html, False
+
+
+async def capture_observed(html: str, url: str, *, selection: bool, title: str | None) -> Capture:
+    """Capture in a worker thread (the session keeps serving); the tab title fills in for a
+    page (or selection) that has none of its own."""
+    options = CaptureOptions(mode="selection" if selection else "auto")
+    capture = await asyncio.to_thread(capture_html, html, url, options=options)
+    if not capture.title and title:
+        capture = dataclasses.replace(capture, title=title)
+    return capture
+
+
+@store_errors
 async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:
     """The extension's "Save page": capture the DOM it sent and store it as a source."""
     store = await ctx.session.resources.store()
-    selection = payload.selection_html is not None and payload.selection_html.strip() != ""
-    html = payload.selection_html if selection else payload.html
-    assert html is not None
-    options = CaptureOptions(mode="selection" if selection else "auto")
+    html, selection = observed_html(payload.html, payload.selection_html)
     ctx.emit("progress", {"stage": "capturing", "chars": len(html)})
-    capture = await asyncio.to_thread(capture_html, html, payload.url, options=options)
-    if not capture.title and payload.title:
-        capture = dataclasses.replace(capture, title=payload.title)
+    capture = await capture_observed(html, payload.url, selection=selection, title=payload.title)
     ctx.emit("progress", {"stage": "storing"})
     return await store.sources.save_capture(
         payload.collection,
@@ -127,7 +139,7 @@ async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSour
     )
 
 
-@_store_errors
+@store_errors
 async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     saved = await store.sources.add_url(payload.collection, payload.url, origin="extension")
@@ -135,7 +147,7 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     return {"outcome": saved.outcome, "source": saved.source, "job": job}
 
 
-@_store_errors
+@store_errors
 async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     collection_id = None
@@ -145,19 +157,19 @@ async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, A
     return {"query": payload.query, "hits": hits}
 
 
-@_store_errors
+@store_errors
 async def jobs_status(payload: JobTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.jobs.get(payload.job_id)
 
 
-@_store_errors
+@store_errors
 async def jobs_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"jobs": await store.jobs.list(), "counts": await store.jobs.counts()}
 
 
-@_store_errors
+@store_errors
 async def jobs_run(payload: JobsRun, ctx: RequestContext) -> dict[str, list[str]]:
     """Run due capture jobs, streaming `progress` events as each starts and finishes."""
     from ..store.worker import run_due_jobs
