@@ -23,7 +23,7 @@ from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
 from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
-from ..store import Store
+from ..store import InvalidInputError, Store
 from ..store.runs import RunLinks, RunUsage
 from . import audit
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
@@ -179,6 +179,7 @@ class _Turn:
             correlation=correlation,
             user_event_id=user_event.id,
             kind=kind,
+            task=task,
         )
         return answer
 
@@ -240,7 +241,7 @@ async def _pack(store: Store, collection_id: str, title: str, question: str, bud
             question, collection_id=collection_id, limit=SEARCH_LIMIT, include_artifacts=False
         )
         relevance = {hit.id: -hit.score + 1e-9 for hit in hits}  # bm25: lower is better
-    except Exception:  # a question with no searchable words still gets the newest sources
+    except InvalidInputError:  # no searchable words: the newest sources still go in
         relevance = {}
     bodies = await store.sources.bodies(collection_id)
     sources = [
@@ -390,6 +391,7 @@ async def _persist(
     correlation: str,
     user_event_id: str,
     kind: str = "chat.ask",
+    task: Task = "web.answer",
 ) -> None:
     model_id = provider.model if provider else "extractive"
     model: dict[str, JsonValue] = {"provider": answer.provider, "model": model_id}
@@ -410,7 +412,7 @@ async def _persist(
         provider=answer.provider,
         model=model_id,
         question=question,
-        system=system_prompt("web.answer"),
+        system=system_prompt(task),
         documents=pack.documents,
     )
     run = await store.runs.append(

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..store.records import CaptureJob, Collection, SavedSource, SearchHit, Source
+from ..store.records import CaptureJob, Collection, SearchHit, Source
 
 MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
 Title = Annotated[str, Field(min_length=1, max_length=200)]
@@ -112,6 +112,3 @@ class JobsRunResult(BaseModel):
     succeeded: list[str]
     retrying: list[str]
     failed: list[str]
-
-
-__all__ = ["SavedSource"]
