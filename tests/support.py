@@ -74,3 +74,30 @@ def run_laika(
         completed.stdout.decode("utf-8"),
         completed.stderr.decode("utf-8"),
     )
+
+
+def capture_dev_corpus() -> Path:
+    """The capture-dev corpus (`$LAIKA_CAPTURE_DEV` or `shared/corpora/capture-dev` beside the
+    repository); skips the test when it is absent, as in a bare clone."""
+    configured = os.environ.get("LAIKA_CAPTURE_DEV")
+    corpus = Path(configured) if configured else REPO.parent / "shared/corpora/capture-dev"
+    if not (corpus / "expectations.json").is_file():
+        pytest.skip(f"capture-dev corpus not found at {corpus}; set LAIKA_CAPTURE_DEV")
+    return corpus
+
+
+def xss_corpus() -> list[tuple[str, str]]:
+    """(name, vector) for every string of every `*.json` list in the XSS corpus folder
+    (`$LAIKA_XSS_CORPUS` or `shared/corpora/xss`); skips the test when there is none."""
+    configured = os.environ.get("LAIKA_XSS_CORPUS")
+    folder = Path(configured) if configured else REPO.parent / "shared/corpora/xss"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    if not files:
+        pytest.skip(f"no XSS corpus at {folder} (set LAIKA_XSS_CORPUS to a folder of *.json)")
+    vectors: list[tuple[str, str]] = []
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert isinstance(data, list), f"{path} is not a JSON list"
+        assert all(isinstance(vector, str) for vector in data), f"{path} holds non-strings"
+        vectors.extend((f"{path.stem}-{index}", vector) for index, vector in enumerate(data))
+    return vectors

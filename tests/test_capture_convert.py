@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import lxml.html
@@ -32,7 +30,7 @@ from laika_host.capture.convert import html_to_markdown, sanitize, tidy_markdown
 from laika_host.capture.dom import Element
 from laika_host.capture.markdown_writer import _LANGUAGE_CLASS, escape_text
 
-from support import REPO
+from support import capture_dev_corpus
 
 CORPUS_PAGES = 150
 
@@ -202,15 +200,8 @@ def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
 # --- capture-dev ------------------------------------------------------------------------
 
 
-def _corpus() -> Path:
-    configured = os.environ.get("LAIKA_CAPTURE_DEV")
-    return Path(configured) if configured else REPO.parent / "shared" / "corpora" / "capture-dev"
-
-
 def _pages() -> Iterator[tuple[str, bytes]]:
-    corpus = _corpus()
-    if not (corpus / "expectations.json").is_file():
-        pytest.skip(f"capture-dev corpus not found at {corpus}; set LAIKA_CAPTURE_DEV")
+    corpus = capture_dev_corpus()
     names = sorted(json.loads((corpus / "expectations.json").read_text(encoding="utf-8")))
     for name in names[:CORPUS_PAGES]:
         yield name, (corpus / "html" / name).read_bytes()

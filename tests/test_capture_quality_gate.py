@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-from pathlib import Path
 
-import pytest
-
-from support import REPO
+from support import REPO, capture_dev_corpus
 
 F1_FLOOR = 0.944
 """Measured 0.9452 (2026-11-22; the goal is 0.945); trafilatura 2.3.1 scores 0.930 on the same
@@ -22,17 +18,8 @@ pages. Capture is deterministic; the small margin absorbs upstream drift in traf
 readability-lxml (lower-bound pins), not noise."""
 
 
-def _corpus() -> Path:
-    configured = os.environ.get("LAIKA_CAPTURE_DEV")
-    return Path(configured) if configured else REPO.parent / "shared" / "corpora" / "capture-dev"
-
-
 def test_capture_dev_f1_stays_above_the_floor() -> None:
-    corpus = _corpus()
-    if not (corpus / "expectations.json").is_file():
-        pytest.skip(
-            f"capture-dev corpus not found at {corpus}; set LAIKA_CAPTURE_DEV to run the gate"
-        )
+    corpus = capture_dev_corpus()
     spec = importlib.util.spec_from_file_location(
         "capture_quality", REPO / "bench" / "capture_quality.py"
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import lxml.html
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from laika_host.protocol import Document
-from laika_host.render import document_to_markdown
+from laika_host.render import document_to_markdown, markdown_to_safe_html
 
 from strategies import render_documents
 
@@ -280,3 +281,15 @@ def test_text_ending_in_a_bang_before_a_link_does_not_become_an_image() -> None:
         }
     )
     assert document_to_markdown(document) == "Wow\\![https://x.test/](https://x.test/)"
+
+
+@settings(max_examples=1500, deadline=None)
+@given(TEXT)
+def test_any_text_node_reads_the_same_through_the_product_renderer(value: str) -> None:
+    """The same promise through what the UI shows: cmark-gfm, then nh3. CommonMark strips only
+    spaces and tabs from a paragraph's two ends, not markdown-it's JavaScript whitespace."""
+    html = markdown_to_safe_html(document_to_markdown(doc(para(text(value)))))
+    lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    expected = "\n".join(line.strip(" \t") for line in lines if line.strip(" \t"))
+    shown = lxml.html.fragment_fromstring(html, create_parent="div").text_content()
+    assert shown.strip("\n") == expected

@@ -29,12 +29,9 @@ from laika_host.render import markdown_to_safe_html
 from laika_host.render.html import ALLOWED_TAGS
 
 from cdp_pipe import HEADLESS_FLAGS, DevTools
+from support import xss_corpus
 
 CHROMIUM = "/usr/lib/chromium/chromium"  # Debian's real binary (/usr/bin/chromium is a wrapper)
-CORPUS = Path(
-    os.environ.get("LAIKA_XSS_CORPUS")
-    or Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xss"
-)
 HARNESS = "laika-xss-harness"
 """The sourceURL of every script the test runs itself; any other compiled script is the page's."""
 PAGE_SIZE = 150
@@ -214,20 +211,6 @@ def _need_chromium() -> str:
     pytest.skip("chromium is not installed here (CI installs it; apt-get install chromium)")
 
 
-def _corpus() -> list[tuple[str, str]]:
-    """(name, vector) for every string of every `*.json` list in the corpus folder."""
-    files = sorted(CORPUS.glob("*.json")) if CORPUS.is_dir() else []
-    if not files:
-        pytest.skip(f"no XSS corpus at {CORPUS} (set LAIKA_XSS_CORPUS to a folder of *.json)")
-    vectors: list[tuple[str, str]] = []
-    for path in files:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        assert isinstance(data, list), f"{path} is not a JSON list"
-        assert all(isinstance(vector, str) for vector in data), f"{path} holds non-strings"
-        vectors.extend((f"{path.stem}-{index}", vector) for index, vector in enumerate(data))
-    return vectors
-
-
 def _write_pages(folder: Path, name: str, boxes: list[tuple[str, str]]) -> list[Path]:
     """Pages of at most PAGE_SIZE outputs, each output in its own `div.vector` container."""
     pages = []
@@ -274,7 +257,7 @@ CONTROL = [
 
 
 def test_corpus_renders_to_html_that_never_runs_script(browser: Browser, tmp_path: Path) -> None:
-    vectors = _corpus()
+    vectors = xss_corpus()
 
     # The detector works: raw, unsanitized HTML is caught by every signal.
     [control] = [browser.inspect(page) for page in _write_pages(tmp_path, "control", CONTROL)]

@@ -2,9 +2,9 @@
 
 Two independent layers, so one bug does not open the door:
 
-1. markdown-it-py with `html=False` never passes markup through: raw HTML in the Markdown comes
-   out as escaped text, and its link validator already refuses `javascript:`, `vbscript:`,
-   `file:` and most `data:` targets.
+1. CommonMark (cmark-gfm, see `_commonmark`) never passes markup through: raw HTML in the
+   Markdown comes out as escaped text, as markdown-it-py's `html=False` shows it, and its safe
+   mode already empties `javascript:`, `vbscript:`, `file:` and most `data:` targets.
 2. nh3 (ammonia) then re-parses the result as a browser would and keeps only a strict allowlist
    of tags and attributes, links only to absolute http, https and mailto URLs, and puts
    `rel="noopener noreferrer nofollow ugc"` on every link.
@@ -16,16 +16,10 @@ text; `allow_images=True` keeps `<img>` with an http(s) `src` for trusted caller
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import nh3
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
 
 from ..protocol.render_tree import Document
+from ._commonmark import markdown_to_html
 from .tree_markdown import document_to_markdown
 
 ALLOWED_TAGS = frozenset(
@@ -56,24 +50,7 @@ def _cleaner(*, images: bool) -> nh3.Cleaner:
     )
 
 
-def _image_as_alt_text(
-    renderer: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-) -> str:
-    """Render `![alt](url)` as its escaped alt text: the URL is never fetched."""
-    return escapeHtml(renderer.renderInlineAsText(tokens[idx].children or [], options, env))
-
-
-def _markdown(*, images: bool) -> MarkdownIt:
-    # The commonmark preset has linkify and typographer off; tables are the one GFM extension.
-    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
-    if not images:
-        parser.add_render_rule("image", _image_as_alt_text)
-    return parser
-
-
-_PIPELINES: dict[bool, tuple[MarkdownIt, nh3.Cleaner]] = {
-    images: (_markdown(images=images), _cleaner(images=images)) for images in (False, True)
-}
+_CLEANERS = {images: _cleaner(images=images) for images in (False, True)}
 
 
 MAX_MARKDOWN_CHARS = 200_000
@@ -89,8 +66,8 @@ def markdown_to_safe_html(markdown: str, *, allow_images: bool = False) -> str:
     if len(markdown) > MAX_MARKDOWN_CHARS:
         cut = markdown.rfind("\n", 0, MAX_MARKDOWN_CHARS)
         markdown = markdown[: cut if cut > 0 else MAX_MARKDOWN_CHARS] + TRUNCATED_NOTE
-    parser, cleaner = _PIPELINES[allow_images]
-    return cleaner.clean(parser.render(markdown))
+    html = markdown_to_html(markdown, images=allow_images)
+    return _CLEANERS[allow_images].clean(html)
 
 
 def document_to_safe_html(document: Document, *, allow_images: bool = False) -> str:
