@@ -213,3 +213,40 @@ def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
     assert missing.returncode == 1
     assert "laika logs list" in missing.stderr
     assert COOKIE not in shown.stdout
+
+
+def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_checked(
+    db: Path,
+) -> None:
+    """`laika models add --markdown-mode`, then `laika ask`: no schema is sent, the reply is
+    Markdown, and its quote lines are verified like JSON citations."""
+    ids = seed(db)
+    reply = (
+        "High water comes twice a day because the moon pulls the oceans [1]. "
+        "Monks bake the bread [2].\n\nQuotes:\n"
+        f'> "the moon pulls the oceans" (src:{ids["tides"]})\n'
+        f'> "Bread must be baked at dawn by monks." (src:{ids["bread"]})\n'
+    )
+    server = ProviderServer([Reply(chunks=openai_sse([reply]))])
+    try:
+        added = run_laika(
+            "models", "add", "plain", "--kind", "openai_compatible", "--model", "m",
+            "--base-url", server.url, "--markdown-mode",
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        done = run_laika(
+            "ask", "What drives the tides?", "-c", "Coast", "--provider", "plain", "--json"
+        )
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "ok"
+    assert result["answer_markdown"].endswith("Monks bake the bread [2].")  # quote list gone
+    assert [c["verified"] for c in result["citations"]] == [True, False]
+    assert result["citations"][0]["source_id"] == ids["tides"]
+    [received] = [r for r in server.received if r.path.endswith("/chat/completions")]
+    assert "response_format" not in received.body
+    system = received.body["messages"][0]["content"]
+    assert "Reply in Markdown" in system
+    assert "JSON Schema" not in system

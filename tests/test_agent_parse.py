@@ -21,6 +21,7 @@ from laika_host.agent.parse import (
     REPAIRS,
     Outcome,
     ParsedResponse,
+    parse_markdown_reply,
     parse_response,
 )
 
@@ -889,3 +890,38 @@ def test_never_raises(text: str, max_chars: int) -> None:
     assert result.outcome in OUTCOMES
     assert result.raw == text
     assert set(result.repairs) <= set(REPAIRS)
+
+
+# --- Markdown mode --------------------------------------------------------------------------
+
+MARKDOWN_REPLIES = [
+    (
+        'Twice a day [1].\n\nQuotes used:\n> "High water comes twice a day" (src:a)',
+        "Twice a day [1].",
+        [("src:a", "High water comes twice a day")],
+    ),
+    (
+        "<think>the user wants</think>\nIt rises [1] and falls [2].\n"
+        '- “it rises” (page:1)\n2. "and falls" ( src:b )',
+        "It rises [1] and falls [2].",
+        [("page:1", "it rises"), ("src:b", "and falls")],
+    ),
+    ("No quote here: the sources do not say.", "No quote here: the sources do not say.", []),
+    ('> "only a quote" (src:c)', '> "only a quote" (src:c)', [("src:c", "only a quote")]),
+    ('He said "yes" (twice) in the text.', 'He said "yes" (twice) in the text.', []),
+]
+
+
+@pytest.mark.parametrize(("reply", "answer", "quotes"), MARKDOWN_REPLIES)
+def test_markdown_mode_reply(reply: str, answer: str, quotes: list[tuple[str, str]]) -> None:
+    parsed = parse_markdown_reply(reply)
+    assert parsed.ok
+    assert parsed.markdown == answer
+    assert [(q["doc_id"], q["quote"]) for q in parsed.quotes] == quotes
+    assert parsed.raw == reply
+
+
+def test_markdown_mode_reply_with_nothing_to_show_is_an_error() -> None:
+    parsed = parse_markdown_reply("<think>unfinished")
+    assert parsed.outcome == "error"
+    assert parsed.raw == "<think>unfinished"

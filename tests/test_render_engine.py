@@ -17,7 +17,7 @@ import pytest
 from laika_host.capture import CaptureOptions, capture_html
 from laika_host.render import markdown_to_safe_html
 from laika_host.render._commonmark import _SENTINEL_POOL, MAX_NESTING, markdown_to_html
-from laika_host.render.html import _cleaner
+from laika_host.render.html import LINK_REL, _cleaner
 from markdown_it_reference import reference_html
 
 from support import REPO, capture_dev_corpus, xss_corpus
@@ -90,6 +90,14 @@ SAME = [
 @pytest.mark.parametrize("images", [False, True])
 def test_same_html_as_markdown_it(markdown: str, images: bool) -> None:
     assert ours(markdown, images=images) == reference(markdown, images=images)
+
+
+def test_a_refused_link_target_is_the_one_difference_by_design() -> None:
+    """markdown-it leaves `[a](javascript:…)` as Markdown text; cmark-gfm makes the link with an
+    empty target, which nh3 then drops. Neither links anywhere; ours reads better."""
+    markdown = "see [the docs](javascript:alert(1)) now"
+    assert reference(markdown) == "<p>see [the docs](javascript:alert(1)) now</p>\n"
+    assert ours(markdown) == f'<p>see <a rel="{LINK_REL}">the docs</a> now</p>\n'
 
 
 def test_every_written_lt_stays_visible() -> None:

@@ -27,7 +27,7 @@ from ..store import InvalidInputError, Store
 from ..store.runs import RunLinks, RunUsage
 from . import audit
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
-from .prompts import Task, response_format, system_prompt, user_prompt
+from .prompts import Task, prompt_for, response_format, system_prompt, user_prompt
 from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
@@ -270,7 +270,10 @@ async def _with_model(
     correlation: str,
     task: Task,
 ) -> Answer:
-    request = _chat_request(question, pack, provider, max_tokens, task)
+    markdown_mode = uses_markdown_mode(provider)
+    request = _chat_request(
+        question, pack, provider, max_tokens=max_tokens, task=task, markdown_mode=markdown_mode
+    )
     audit.audit(
         "llm.request",
         correlation,
@@ -281,17 +284,30 @@ async def _with_model(
     )
     audit.debug_packet(correlation, "request", request.model_dump(mode="json"))
     result = await _call(provider, request, client, on_delta)
-    return _interpret(result, pack, correlation)
+    return _interpret(result, pack, correlation, markdown_mode)
+
+
+def uses_markdown_mode(provider: ProviderConfig | None) -> bool:
+    """A provider configured without JSON support gets the Markdown-mode prompt: every task
+    here is read-only, so nothing is lost but the structure."""
+    capabilities = provider.capabilities if provider is not None else None
+    return capabilities is not None and not capabilities.supports_json_mode
 
 
 def _chat_request(
-    question: str, pack: Pack, provider: ProviderConfig, max_tokens: int, task: Task
+    question: str,
+    pack: Pack,
+    provider: ProviderConfig,
+    *,
+    max_tokens: int,
+    task: Task,
+    markdown_mode: bool,
 ) -> ChatRequest:
-    supports_json = provider.kind != "anthropic"
+    supports_json = provider.kind != "anthropic" and not markdown_mode
     return ChatRequest(
         model=provider.model,
         messages=[
-            ChatMessage(role="system", content=system_prompt(task)),
+            ChatMessage(role="system", content=prompt_for(task, markdown_mode=markdown_mode)),
             ChatMessage(role="user", content=user_prompt(question, pack.documents, pack.note())),
         ],
         response_format=response_format() if supports_json else None,
@@ -316,8 +332,8 @@ async def _call(
         return await own.complete(provider, request, on_event=forward)
 
 
-def _interpret(result: ChatResult, pack: Pack, correlation: str) -> Answer:
-    from .parse import parse_response
+def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool) -> Answer:
+    from .parse import parse_markdown_reply, parse_response
 
     if result.status == "error" or not result.text.strip():
         message = result.error.message if result.error else "the model returned nothing"
@@ -325,8 +341,10 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str) -> Answer:
             "llm.error", correlation, error=result.error.to_json() if result.error else None
         )
         return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
-    parsed = parse_response(result.text, request_id=correlation)
+    read = parse_markdown_reply if markdown_mode else parse_response
+    parsed = read(result.text, request_id=correlation)
     citations = [_as_dict(c) for c in parsed.citations] + _salvaged(parsed.dropped)
+    citations += parsed.quotes
     verification = verify_citations(citations, pack.sources, parsed.markdown)
     warnings = [*parsed.warnings, *verification.warnings]
     if result.error is not None:
@@ -412,7 +430,7 @@ async def _persist(
         provider=answer.provider,
         model=model_id,
         question=question,
-        system=system_prompt(task),
+        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider)),
         documents=pack.documents,
     )
     run = await store.runs.append(

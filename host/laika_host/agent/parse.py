@@ -13,6 +13,10 @@ which every change is named in `repairs`, then the spec's Markdown fallback (spe
 | `markdown_fallback` | no usable response: the cleaned text is the answer, no citations or tools |
 | `error` | nothing usable: empty, whitespace, or only unfinished reasoning |
 
+`parse_markdown_reply` reads a reply to the Markdown-mode prompt (for models that cannot keep
+to JSON): after the same cleaning, the text is the answer, and each line of the form
+`> "exact words" (doc_id)` becomes one of `quotes`, to be verified like any citation.
+
 | repair | what was done |
 | --- | --- |
 | `truncated_output` | reply longer than `max_chars` cut before parsing; marker ends the Markdown |
@@ -150,6 +154,8 @@ class ParsedResponse:
     repairs: list[str] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    quotes: list[dict[str, str]] = field(default_factory=list)
+    """Markdown mode only: `{"doc_id", "quote"}` for each listed quote, in order."""
 
     @property
     def ok(self) -> bool:
@@ -224,6 +230,42 @@ def _parse(raw: str, max_chars: int, ctx: _Context) -> ParsedResponse:
         return _result(outcome, raw, ctx)
     ctx.rollback(mark)
     return _fallback(raw, cleaned, ctx, outcome)
+
+
+_QUOTE_LINE = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?(?:>[ \t]*)?"
+    r"[\"\u201c](?P<quote>[^\n]+?)[\"\u201d][ \t]*\([ \t]*(?P<doc_id>[^()\s]+)[ \t]*\)[ \t]*$",
+    re.M,
+)
+_QUOTES_LABEL = re.compile(r"\n[ \t]*(?:#+[ \t]*)?[^\n]{0,40}:[ \t]*\Z")
+"""A short label left at the very end once the quote lines are gone ("Quotes used:")."""
+
+
+def parse_markdown_reply(
+    text: str, *, request_id: str | None = None, max_chars: int = DEFAULT_MAX_CHARS
+) -> ParsedResponse:
+    """Read a Markdown-mode reply: the cleaned text is the answer, quote lines are citations."""
+    ctx = _Context(request_id or None, None)
+    cleaned = _clean_text(_cap(text, max(max_chars, 0), ctx), ctx)
+    quotes = [
+        {"doc_id": match["doc_id"], "quote": match["quote"].strip()}
+        for match in _QUOTE_LINE.finditer(cleaned)
+    ]
+    answer = _QUOTE_LINE.sub("", cleaned).rstrip()
+    answer = _QUOTES_LABEL.sub("", answer).strip("\n") if quotes else answer.strip("\n")
+    if not answer.strip():  # nothing but quotes: they are the answer
+        answer = cleaned.strip("\n")
+    if not answer.strip():
+        return _error(text, ctx, "the reply has no answer text")
+    _note_html(answer, ctx)
+    return ParsedResponse(
+        "repaired" if ctx.repairs else "parsed",
+        _finish(answer, ctx),
+        text,
+        repairs=ctx.repairs,
+        warnings=ctx.warnings,
+        quotes=quotes,
+    )
 
 
 def _cap(text: str, limit: int, ctx: _Context) -> str:

@@ -5,7 +5,9 @@ the LLMCP response, taken from the pydantic models) and the tool list from the t
 only tools that exist are offered (none yet: the model is told not to call any). It states
 the untrusted-content rule, the citation rule, and what to do when the sources do not
 support an answer. The same schema is sent as `response_format` where the provider enforces
-it, which is what makes small local models return parseable JSON.
+it, which is what makes small local models return parseable JSON. A provider configured with
+`supports_json_mode: false` gets the Markdown-mode prompt instead: the answer in Markdown,
+then each quote on its own line as `> "exact words" (doc_id)`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ TASK_GUIDANCE: dict[str, str] = {
     ),
     "web.extract": (
         "Extract the fields the user asks for. Put them as one JSON object in a fenced "
-        "```json block inside assistant.markdown, then explain briefly. Cite where each "
+        "```json block in the Markdown of your answer, then explain briefly. Cite where each "
         "value comes from."
     ),
 }
@@ -115,6 +117,11 @@ def markdown_prompt(task: Task) -> str:
             RULES.format(tools="Do not call tools."),
         ]
     )
+
+
+def prompt_for(task: Task, *, markdown_mode: bool) -> str:
+    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON."""
+    return markdown_prompt(task) if markdown_mode else system_prompt(task)
 
 
 def user_prompt(question: str, documents: list[dict[str, Any]], note: str | None) -> str:

@@ -62,6 +62,11 @@ def list_models(no_probe: bool, as_json: bool) -> None:
 @click.option("--referer", help="OpenRouter HTTP-Referer.")
 @click.option("--context-window", type=click.IntRange(512), help="Ollama: largest num_ctx.")
 @click.option("--think/--no-think", default=None, help="Ollama: send think true/false.")
+@click.option(
+    "--markdown-mode",
+    is_flag=True,
+    help="For a model that cannot keep to JSON: ask for Markdown with quoted lines instead.",
+)
 @json_option
 def add(
     provider_id: str,
@@ -73,12 +78,14 @@ def add(
     referer: str | None,
     context_window: int | None,
     think: bool | None,
+    markdown_mode: bool,
     as_json: bool,
 ) -> None:
     """Add (or replace) a provider. The key is never saved: only its variable's name."""
     from pydantic import ValidationError
 
     from ..llm.config import ProviderConfig, load_providers, save_providers
+    from ..llm.contract import ProviderCapabilities
     from ..llm.errors import LlmError
 
     try:
@@ -92,6 +99,7 @@ def add(
             referer=referer,
             context_window=context_window,
             think=think,
+            capabilities=ProviderCapabilities(supports_json_mode=False) if markdown_mode else None,
         )
         provider.url  # noqa: B018 - fails early when a base URL is needed
     except (ValidationError, LlmError) as error:
