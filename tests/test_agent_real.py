@@ -22,9 +22,11 @@ PAGE = """<html><head><title>Harbour tides</title></head><body><article><h1>Harb
 </article></body></html>"""
 
 
+@pytest.mark.parametrize("mode", ["json", "markdown"])
 def test_ask_with_smollm2_shows_only_verified_citations_as_verified(
     llama_server: LocalServer,  # noqa: F811
     tmp_path: Path,
+    mode: str,
 ) -> None:
     page = tmp_path / "tides.html"
     page.write_text(PAGE)
@@ -34,10 +36,17 @@ def test_ask_with_smollm2_shows_only_verified_citations_as_verified(
     )
     for html in sorted(CORPUS.glob("*.html"))[:3] if CORPUS.exists() else []:
         run_laika("capture", str(html), "--url", f"https://dev.test/{html.stem}", "-c", "Coast")
+    server = ["--base-url", f"{llama_server.base_url}/v1", "--model", "smollm2"]
+    if mode == "markdown":  # a configured provider: the mode is part of its configuration
+        added = run_laika("models", "add", "smol", "--kind", "openai_compatible", *server,
+                          "--markdown-mode")  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        provider = ["--provider", "smol"]
+    else:
+        provider = [*server, "--kind", "openai_compatible"]
     done = run_laika(
         "ask", "Why does high water come twice a day?", "-c", "Coast", "--json",
-        "--base-url", f"{llama_server.base_url}/v1", "--kind", "openai_compatible",
-        "--model", "smollm2", "--max-tokens", "300",
+        "--max-tokens", "300", *provider,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
@@ -57,4 +66,4 @@ def test_ask_with_smollm2_shows_only_verified_citations_as_verified(
     logs = run_laika("logs", "list", "--json")
     run = json.loads(logs.stdout)["runs"][0]
     assert run["id"] == answer["run_id"]
-    assert run["provider_id"] == "adhoc"
+    assert run["provider_id"] == ("smol" if mode == "markdown" else "adhoc")
