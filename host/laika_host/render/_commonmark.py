@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 
 from cmarkgfm import cmark
 
@@ -112,6 +113,9 @@ def _cap_nesting(html: str) -> str:
     a line break so that items do not run together."""
     if html.count("<blockquote>") + html.count("<li>") <= MAX_NESTING:
         return html  # too few containers to nest that deep: no scan
+    steps = [-1 if slash else 1 for slash in _CONTAINER_TAG.findall(html)]
+    if max(accumulate(steps), default=0) <= MAX_NESTING:
+        return html  # many containers, none too deep (most lists): no rewrite
     depth = 0
 
     def keep_or_drop(match: re.Match[str]) -> str:
