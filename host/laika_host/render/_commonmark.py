@@ -1,7 +1,7 @@
 """CommonMark + GFM tables -> HTML through cmark-gfm, with raw HTML shown as text.
 
-Why cmark-gfm and not markdown-it-py: markdown-it-py takes about 35 ms for 50 KB here and this
-module under 2 ms (`bench/render_bench.py`). cmark-gfm is GitHub's own GFM parser, and what PyPI
+Why cmark-gfm and not markdown-it-py: markdown-it-py takes 35-41 ms for 50 KB here and this
+module about 2 ms (`bench/render_bench.py`). cmark-gfm is GitHub's own GFM parser, and what PyPI
 renders untrusted READMEs with. markdown-it-py stays the reference: `tests/test_render_engine.py`
 checks that both give the same sanitized HTML and names the few inputs where they differ.
 
