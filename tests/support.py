@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -101,3 +103,13 @@ def xss_corpus() -> list[tuple[str, str]]:
         assert all(isinstance(vector, str) for vector in data), f"{path} holds non-strings"
         vectors.extend((f"{path.stem}-{index}", vector) for index, vector in enumerate(data))
     return vectors
+
+
+def bench_module(name: str) -> ModuleType:
+    """A script of `bench/` loaded as a module, so a test checks the code the bench runs."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

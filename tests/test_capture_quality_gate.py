@@ -7,10 +7,9 @@ regression fails while run-to-run noise (there is none: capture is deterministic
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from support import REPO, capture_dev_corpus
+from support import bench_module, capture_dev_corpus
 
 F1_FLOOR = 0.944
 """Measured 0.9452 (2026-11-22; the goal is 0.945); trafilatura 2.3.1 scores 0.930 on the same
@@ -20,13 +19,7 @@ readability-lxml (lower-bound pins), not noise."""
 
 def test_capture_dev_f1_stays_above_the_floor() -> None:
     corpus = capture_dev_corpus()
-    spec = importlib.util.spec_from_file_location(
-        "capture_quality", REPO / "bench" / "capture_quality.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = bench_module("capture_quality")
     expectations = json.loads((corpus / "expectations.json").read_text(encoding="utf-8"))
     names = sorted(expectations)
     result = bench.score_all({"laika": bench.laika_extractor(True)}, corpus, names, expectations)[

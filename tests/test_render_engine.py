@@ -8,7 +8,6 @@ the reason; none of the reasons is a `<` shown differently.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 
@@ -17,16 +16,14 @@ import pytest
 from laika_host.capture import CaptureOptions, capture_html
 from laika_host.render import markdown_to_safe_html
 from laika_host.render._commonmark import _SENTINEL_POOL, MAX_NESTING, markdown_to_html
-from laika_host.render.html import LINK_REL, _cleaner
+from laika_host.render.html import _CLEANERS, LINK_REL
 from markdown_it_reference import reference_html
 
-from support import REPO, capture_dev_corpus, xss_corpus
-
-CLEANERS = {images: _cleaner(images=images) for images in (False, True)}
+from support import bench_module, capture_dev_corpus, xss_corpus
 
 
 def reference(markdown: str, *, images: bool = False) -> str:
-    return CLEANERS[images].clean(reference_html(markdown, images=images))
+    return _CLEANERS[images].clean(reference_html(markdown, images=images))
 
 
 def ours(markdown: str, *, images: bool = False) -> str:
@@ -106,18 +103,9 @@ def test_every_written_lt_stays_visible() -> None:
     assert "omitted" not in html
 
 
-def _render_bench() -> object:
-    spec = importlib.util.spec_from_file_location("render_bench", REPO / "bench/render_bench.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_same_html_on_realistic_answers(seed: int) -> None:
-    markdown = _render_bench().markdown_of(20_000, seed=seed)  # type: ignore[attr-defined]
+    markdown = bench_module("render_bench").markdown_of(20_000, seed=seed)
     assert ours(markdown) == reference(markdown)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from html import escape
 from itertools import accumulate
 
 from cmarkgfm import cmark
@@ -104,8 +105,7 @@ def _cmark_html(markdown: str) -> str:
 
 def _plain_text_html(markdown: str) -> str:
     """The whole input as preformatted text: the last resort when every sentinel occurs in it."""
-    escaped = markdown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return f"<pre><code>{escaped}</code></pre>\n"
+    return f"<pre><code>{escape(markdown, quote=False)}</code></pre>\n"
 
 
 def _cap_nesting(html: str) -> str:
