@@ -15,7 +15,7 @@ import logging
 import random
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,23 @@ def is_busy(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and any(
         word in str(error) for word in _BUSY_WORDS
     )
+
+
+async def _run_to_end(work: Awaitable[None]) -> None:
+    """Await `work` to its end even if the caller is cancelled meanwhile (cleanup must finish
+    before the write lock is released); a cancel that arrived is raised afterwards."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 class Database:
@@ -106,23 +123,30 @@ class Database:
         """A short write transaction: `BEGIN IMMEDIATE` ... `COMMIT` (rolled back on error).
 
         The body must not await anything slow (network, models): other processes wait for it.
+        A cancel may land at any await here; whatever the connection's thread still runs then
+        (a BEGIN waiting for the lock, a body statement, COMMIT) is followed by a ROLLBACK that
+        we wait for, so no transaction outlives the cancelled caller.
         """
         async with self._write_lock:
-            await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
             try:
+                await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
                 yield self.connection
+                await self._retry_busy(lambda: self.connection.execute("COMMIT"))
             except BaseException:
-                await self.connection.execute("ROLLBACK")
+                await _run_to_end(self._rollback())
                 raise
-            await self._commit()
 
-    async def _commit(self) -> None:
+    async def _rollback(self) -> None:
+        """End whatever transaction is open once the thread's queued statements are done.
+
+        The thread runs statements in order, so this ROLLBACK runs after a BEGIN or COMMIT the
+        cancelled caller left behind; "no transaction is active" means nothing was left open.
+        """
         try:
-            await self._retry_busy(lambda: self.connection.execute("COMMIT"))
-        except BaseException:
-            if self.connection.in_transaction:
-                await self.connection.execute("ROLLBACK")
-            raise
+            await self.connection.execute("ROLLBACK")
+        except sqlite3.OperationalError as error:
+            if "no transaction is active" not in str(error):
+                log.warning("ROLLBACK failed on %s: %s", self.path, error)
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         cursor = await self._retry_busy(lambda: self.connection.execute(sql, params))
