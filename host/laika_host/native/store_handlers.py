@@ -20,7 +20,10 @@ from ..store import (
     SavedSource,
     SchemaTooNewError,
     StoreBusyError,
+    StoreCorruptError,
     StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 from .errors import ErrorCode, HostError
 from .router import RequestContext
@@ -45,6 +48,9 @@ _CODES: dict[type[StoreError], ErrorCode] = {
     InvalidInputError: ErrorCode.BAD_REQUEST,
     StoreBusyError: ErrorCode.BUSY,
     SchemaTooNewError: ErrorCode.UNAVAILABLE,
+    StoreFullError: ErrorCode.STORAGE_FULL,
+    StoreCorruptError: ErrorCode.UNAVAILABLE,
+    StoreUnavailableError: ErrorCode.UNAVAILABLE,
 }
 
 

@@ -15,7 +15,10 @@ from .errors import (
     NotFoundError,
     SchemaTooNewError,
     StoreBusyError,
+    StoreCorruptError,
     StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 from .records import (
     Artifact,
@@ -47,7 +50,10 @@ __all__ = [
     "SourceDetail",
     "Store",
     "StoreBusyError",
+    "StoreCorruptError",
     "StoreError",
+    "StoreFullError",
+    "StoreUnavailableError",
     "default_db_path",
     "open_store",
 ]

@@ -47,10 +47,16 @@ async def schema_version(database: Database) -> int:
     return int(row[0]) if row else 0
 
 
+async def refuse_newer(database: Database) -> None:
+    """Refuse a file written by a newer Laika; it only reads, so run it before anything
+    that writes to the file (even `PRAGMA journal_mode`)."""
+    await _refuse_newer(database, await schema_version(database))
+
+
 async def migrate(database: Database) -> list[str]:
     """Bring the file up to date; returns the names of the migrations applied now."""
     applied: list[str] = []
-    await _refuse_newer(database, await schema_version(database))
+    await refuse_newer(database)
     for number, migration in enumerate(MIGRATIONS, start=1):
         async with database.transaction() as connection:
             current = await _version_in(connection)

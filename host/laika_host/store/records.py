@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from .errors import StoreCorruptError
 from .ids import iso
 
 SourceKind = Literal["url", "note", "image"]
@@ -152,7 +153,18 @@ class SearchHit(Record):
 
 
 def loads(text: str | None, default: Any) -> Any:
-    return json.loads(text) if text else default
+    """A JSON column; one that does not parse means the file was damaged (e.g. truncated:
+    SQLite reads the missing pages as zeros), which is not a bug to report as `internal`."""
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise StoreCorruptError(
+            f"a stored value is damaged ({error}): the database file may be truncated or "
+            "corrupt. Check it with `sqlite3 laika.db 'PRAGMA integrity_check'` in the data "
+            "directory, and restore it from a backup if that reports problems."
+        ) from None
 
 
 def time_of(row: Any, key: str) -> str | None:

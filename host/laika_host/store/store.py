@@ -12,7 +12,7 @@ from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
 from .jobs import Jobs
-from .migrations import migrate, schema_version
+from .migrations import migrate, refuse_newer, schema_version
 from .runs import Runs
 from .search import Search
 from .sources import Sources
@@ -75,6 +75,8 @@ async def open_store(
     ensure_private_dir(path.parent)
     database = await Database.open(path, write_deadline=write_deadline)
     try:
+        await refuse_newer(database)  # before the first write: a newer file stays untouched
+        await database.prepare_file()
         await migrate(database)
         store = Store(database, retry_base_ms=retry_base_ms)
         if recover_jobs:
