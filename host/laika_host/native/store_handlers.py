@@ -38,6 +38,7 @@ from .store_models import (
     SearchQuery,
     SourceList,
     SourceTarget,
+    SourceVersionTarget,
 )
 
 P = TypeVar("P")
@@ -104,6 +105,19 @@ async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
 async def sources_get(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.sources.get(payload.source_id)
+
+
+@store_errors
+async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    versions = await store.sources.versions(payload.source_id)
+    return {"source_id": payload.source_id, "versions": versions}
+
+
+@store_errors
+async def sources_version(payload: SourceVersionTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.sources.version(payload.source_id, payload.version)
 
 
 @store_errors

@@ -30,6 +30,8 @@ from .records import (
     SearchHit,
     Source,
     SourceDetail,
+    SourceVersion,
+    SourceVersionDetail,
 )
 from .store import DB_FILE_NAME, Store, default_db_path, open_store
 
@@ -48,6 +50,8 @@ __all__ = [
     "SearchHit",
     "Source",
     "SourceDetail",
+    "SourceVersion",
+    "SourceVersionDetail",
     "Store",
     "StoreBusyError",
     "StoreCorruptError",

@@ -16,6 +16,7 @@ from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_v1 import SCHEMA_V1
+from .schema_v2 import SCHEMA_V2
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 
@@ -26,7 +27,13 @@ async def m001_initial(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [m001_initial]
+async def m002_source_versions(connection: aiosqlite.Connection) -> None:
+    """Schema v2: replaced captures keep their Markdown; jobs record kept/stored outcomes."""
+    for statement in _statements(SCHEMA_V2):
+        await connection.execute(statement)
+
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_source_versions]
 
 
 def _statements(script: str) -> list[str]:

@@ -16,7 +16,7 @@ CaptureStatus = Literal["pending", "captured", "failed"]
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ArtifactStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
 ChatRole = Literal["user", "assistant", "system"]
-SaveOutcome = Literal["new", "updated", "unchanged"]
+SaveOutcome = Literal["new", "updated", "unchanged", "kept"]
 
 
 class Record(BaseModel):
@@ -69,11 +69,33 @@ class SourceDetail(Source):
 
 
 class SavedSource(Record):
-    """The result of storing a capture: whether it was new, changed or the same as before."""
+    """The result of storing a capture: new, changed, the same as before, or kept out."""
 
-    outcome: SaveOutcome
+    outcome: SaveOutcome = Field(
+        description="`kept`: the capture did not replace the saved copy; `reason` says why."
+    )
     collection: str = Field(description="The collection's title.")
     source: Source
+    reason: str | None = Field(default=None, description="Why the saved copy was kept.")
+
+
+class SourceVersion(Record):
+    """One capture of a source: a replaced one (kept in `source_versions`) or the current."""
+
+    source_id: str
+    version: int = Field(description="The `capture_version` this capture had.")
+    current: bool
+    title: str | None
+    content_hash: str | None
+    signals: list[str]
+    truncated: bool
+    markdown_chars: int
+    captured_at: str | None
+    replaced_at: str | None = Field(description="When a newer capture replaced it.")
+
+
+class SourceVersionDetail(SourceVersion):
+    markdown: str
 
 
 class CaptureJob(Record):
@@ -84,6 +106,10 @@ class CaptureJob(Record):
     attempt_count: int
     max_attempts: int
     last_error: str | None
+    outcome: SaveOutcome | None = Field(
+        default=None, description="What storing the capture did (`kept`: the saved copy stays)."
+    )
+    outcome_reason: str | None = Field(default=None, description="Why it was kept.")
     dedupe_key: str
     run_after: str
     created_at: str
