@@ -31,6 +31,7 @@ from laika_host.store import (
     StoreFullError,
     open_store,
 )
+from laika_host.store.migrations import MIGRATIONS
 
 from native_client import ARTICLE, Client, HostProcess
 from support import run_laika
@@ -53,7 +54,7 @@ def _digest(path: Path) -> str:
 # --- a file from a newer Laika ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("version", [2, 99])
+@pytest.mark.parametrize("version", [len(MIGRATIONS) + 1, 99])
 def test_a_newer_file_in_rollback_journal_mode_is_refused_before_any_write(
     tmp_path: Path, version: int
 ) -> None:
