@@ -6,6 +6,11 @@ python store_worker.py write DB PROCESS_INDEX COUNT START_AT
 python store_worker.py zygote DB
     import everything once, then fork a churning writer for each "spawn" line read on
     stdin, printing its pid; the test SIGKILLs the writer at a random moment.
+python store_worker.py hold DB
+    take SQLite's write lock (BEGIN IMMEDIATE), print "locked", hold it until a line arrives
+    on stdin, then roll back and exit: another process that blocks every writer.
+python store_worker.py poke DB SECONDS
+    take and release the write lock, waiting at most SECONDS; prints "ok" or the error.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import json
 import os
 import random
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -114,6 +120,27 @@ def reap_children() -> None:
             return
 
 
+def hold(db: Path) -> None:
+    connection = sqlite3.connect(db, isolation_level=None)
+    connection.execute("BEGIN IMMEDIATE")
+    print("locked", flush=True)
+    sys.stdin.readline()
+    connection.execute("ROLLBACK")
+    connection.close()
+
+
+def poke(db: Path, seconds: float) -> None:
+    connection = sqlite3.connect(db, isolation_level=None, timeout=seconds)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("ROLLBACK")
+        print("ok", flush=True)
+    except sqlite3.Error as error:
+        print(f"{type(error).__name__}: {error}", flush=True)
+    finally:
+        connection.close()
+
+
 def main() -> None:
     mode, db = sys.argv[1], Path(sys.argv[2])
     if mode == "write":
@@ -121,6 +148,10 @@ def main() -> None:
         print(json.dumps(asyncio.run(write(db, process, count, start_at))), flush=True)
     elif mode == "zygote":
         zygote(db)
+    elif mode == "hold":
+        hold(db)
+    elif mode == "poke":
+        poke(db, float(sys.argv[3]))
     else:
         raise SystemExit(f"unknown mode {mode!r}")
 

@@ -90,6 +90,11 @@ def _exercise(client: Client, pages: str) -> None:
     assert fetched["result"]["title"] == "Fetched tides"
     assert fetched["result"]["capture_status"] == "captured"
 
+    versions = client.call("sources.versions", {"source_id": source["id"]})["result"]
+    assert [v["version"] for v in versions["versions"]] == [1]
+    first = client.call("sources.version", {"source_id": source["id"], "version": 1})
+    assert first["result"]["markdown"].startswith("# Tide tables")
+
     renamed = client.call("collections.rename", {"collection": "Coast", "title": "Shore"})
     assert renamed["result"]["title"] == "Shore"
     deleted = client.call("sources.delete", {"source_id": selection["result"]["source"]["id"]})

@@ -51,7 +51,7 @@ def db(tmp_path: Path) -> Path:
 # --- schema and migrations ------------------------------------------------------------
 
 
-def test_a_new_file_gets_schema_v1_with_the_pragmas(db: Path) -> None:
+def test_a_new_file_gets_the_latest_schema_with_the_pragmas(db: Path) -> None:
     async def work(store: Store) -> dict[str, object]:
         pragmas = {}
         for name in ("journal_mode", "foreign_keys", "synchronous", "busy_timeout", "page_size"):
@@ -71,8 +71,8 @@ def test_a_new_file_gets_schema_v1_with_the_pragmas(db: Path) -> None:
     assert found["synchronous"] == 1  # NORMAL
     assert found["busy_timeout"] == 5000
     assert found["page_size"] == 8192
-    assert found["version"] == 1
-    assert found["migrations"] == ["m001_initial"]
+    assert found["version"] == 2
+    assert found["migrations"] == ["m001_initial", "m002_source_versions"]
     tables = found["tables"]
     assert isinstance(tables, set)
     assert {
@@ -85,28 +85,32 @@ def test_a_new_file_gets_schema_v1_with_the_pragmas(db: Path) -> None:
         "llm_runs",
         "sources_fts",
         "artifacts_fts",
+        "source_versions",
     } <= tables
 
 
 def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shipped = list(migrations_module.MIGRATIONS)
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", shipped[:1])  # a v1 file, as 0.1 wrote
     run(db, lambda store: store.collections.create("Kept"))
+    saved = run(db, lambda store: store.sources.save_capture("Kept", page("Tides", "Low tide.")))
 
-    async def m002_add_note_column(connection: object) -> None:
+    async def m003_add_note_column(connection: object) -> None:
         await connection.execute("ALTER TABLE collections ADD COLUMN note TEXT")  # type: ignore[attr-defined]
 
-    monkeypatch.setattr(
-        migrations_module, "MIGRATIONS", [*migrations_module.MIGRATIONS, m002_add_note_column]
-    )
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", [*shipped, m003_add_note_column])
 
-    async def work(store: Store) -> tuple[int, list[str], list[str]]:
+    async def work(store: Store) -> tuple[int, list[str], list[str], int]:
         names = [row[0] for row in await store.db.fetch_all("SELECT name FROM _migrations")]
         titles = [c.title for c in await store.collections.list()]
-        return await store.schema_version(), names, titles
+        versions = await store.sources.versions(saved.source.id)
+        return await store.schema_version(), names, titles, len(versions)
 
-    version, names, titles = run(db, work)
-    assert version == 2
-    assert names == ["m001_initial", "m002_add_note_column"]
+    version, names, titles, captures = run(db, work)
+    assert version == 3
+    assert names == ["m001_initial", "m002_source_versions", "m003_add_note_column"]
     assert titles == ["Kept"]  # nothing lost
+    assert captures == 1  # the v1 source's capture is listed as its current version
 
 
 def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
@@ -114,7 +118,7 @@ def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
     with sqlite3.connect(db) as connection:
         connection.execute("PRAGMA user_version = 7")
     before = db.read_bytes()
-    with pytest.raises(SchemaTooNewError, match=r"schema version 7.*knows only up to 1.*Upgrade"):
+    with pytest.raises(SchemaTooNewError, match=r"schema version 7.*knows only up to 2.*Upgrade"):
         run(db, lambda store: store.collections.list())
     assert db.read_bytes() == before
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -32,7 +33,51 @@ def logs_dir() -> Path:
     return data_dir() / "logs"
 
 
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+_GROUP_AND_OTHERS = 0o077
+
+
+def keep_files_private() -> None:
+    """From now on this process creates files 0600 and directories 0700, whatever umask it
+    was started with.
+
+    WHY a umask: much of what lands in the data directory is created by code that takes no
+    mode (SQLite's laika.db, -wal and -shm, logging's rotated files, json writes), so
+    setting modes file by file would always miss one. The mask only ever tightens.
+    """
+    if os.name != "posix":
+        return
+    os.umask(os.umask(_GROUP_AND_OTHERS) | _GROUP_AND_OTHERS)
+
+
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) readable by this user only; our data is personal."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create `path` for data of this user only: every directory created here (parents
+    included) is 0700, and files created afterwards by this process are private.
+
+    A directory that already exists keeps its mode: one the user named (LAIKA_HOME) may be
+    shared on purpose. Every Laika entry point that writes data goes through here.
+    """
+    keep_files_private()
+    missing = [path, *path.parents]
+    missing = [directory for directory in missing if not directory.exists()]
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:  # another process made it first
+            continue
+        if os.name == "posix":
+            directory.chmod(PRIVATE_DIR_MODE)
     return path
+
+
+def tighten_file(path: Path) -> None:
+    """Make an existing file of ours 0600 if it is open to others (left by an older Laika)."""
+    if os.name != "posix":
+        return
+    try:
+        mode = path.stat().st_mode
+        if mode & _GROUP_AND_OTHERS and path.stat().st_uid == os.getuid():
+            path.chmod(stat.S_IMODE(mode) & ~_GROUP_AND_OTHERS)
+    except FileNotFoundError:
+        return

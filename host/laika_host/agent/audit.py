@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..paths import logs_dir
+from ..paths import ensure_private_dir, logs_dir
 from ..store.redact import redact_secrets
 
 PREVIEW_CHARS = 120
@@ -67,8 +67,7 @@ def audit(event: str, correlation_id: str, **fields: Any) -> None:
     """Append one JSON line to `logs/audit.jsonl` (llm.request, llm.response, llm.error)."""
     record = {"ts": round(time.time(), 3), "event": event, "correlation_id": correlation_id}
     record.update(redact_secrets(fields))
-    path = logs_dir() / AUDIT_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = ensure_private_dir(logs_dir()) / AUDIT_FILE
     with path.open("a", encoding="utf-8") as stream:
         stream.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
 
@@ -77,7 +76,6 @@ def debug_packet(correlation_id: str, name: str, packet: Any) -> Path | None:
     """The full packet, only when explicitly enabled; secrets still scrubbed."""
     if os.environ.get(DEBUG_ENV) != "1":
         return None
-    path = logs_dir() / "packets" / f"{correlation_id}.{name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = ensure_private_dir(logs_dir() / "packets") / f"{correlation_id}.{name}.json"
     path.write_text(json.dumps(redact_secrets(packet), ensure_ascii=False, indent=2), "utf-8")
     return path

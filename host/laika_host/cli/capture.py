@@ -110,3 +110,5 @@ def _store(result: Capture, collection: str, *, as_json: bool) -> None:
         f"{saved.outcome}: {source.id} in {saved.collection}: {source.title or source.url} "
         f"({source.markdown_chars:,} chars, version {source.capture_version})"
     )
+    if saved.reason:
+        click.echo(f"why: {saved.reason}")

@@ -1,4 +1,5 @@
-"""`laika sources ...`: list, show, add (URLs and notes), refresh and delete sources."""
+"""`laika sources ...`: list, show (any version), add (URLs and notes), refresh, list the
+versions of and delete sources."""
 
 from __future__ import annotations
 
@@ -42,14 +43,48 @@ def list_sources(collection: str | None, limit: int, as_json: bool) -> None:
 
 @sources.command("show")
 @click.argument("source_id")
+@click.option(
+    "--version",
+    "version",
+    type=click.IntRange(1),
+    default=None,
+    help="Show this capture (`laika sources versions ID` lists them).",
+)
 @json_option
-def show(source_id: str, as_json: bool) -> None:
+def show(source_id: str, version: int | None, as_json: bool) -> None:
     """Print one source's Markdown (or, with --json, everything stored about it)."""
+    if version is not None:
+        old = run_with_store(lambda store: store.sources.version(source_id, version))
+        print_json(old.to_json()) if as_json else click.echo(old.markdown)
+        return
     found = run_with_store(lambda store: store.sources.get(source_id))
     if as_json:
         print_json(found.to_json())
     else:
         click.echo(found.markdown or f"(not captured yet: {found.capture_status})")
+
+
+@sources.command("versions")
+@click.argument("source_id")
+@json_option
+def versions(source_id: str, as_json: bool) -> None:
+    """List every capture of a source, oldest first (replaced ones are kept)."""
+    found = run_with_store(lambda store: store.sources.versions(source_id))
+    if as_json:
+        print_json({"source_id": source_id, "versions": [v.to_json() for v in found]})
+        return
+    rows = [
+        [
+            str(v.version) + (" (current)" if v.current else ""),
+            v.captured_at or "",
+            f"{v.markdown_chars:,}",
+            ",".join(v.signals),
+            shorten(v.title, 40),
+        ]
+        for v in found
+    ]
+    headers = ["VERSION", "CAPTURED", "CHARS", "SIGNALS", "TITLE"]
+    click.echo(table(rows, headers) if rows else "no captures yet")
 
 
 @sources.command("add")
@@ -103,11 +138,49 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
 
 @sources.command("refresh")
 @click.argument("source_id")
+@click.option("--queue-only", is_flag=True, help="Queue the capture (`laika jobs run`).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace the saved copy even when the new capture has much less text or a login wall.",
+)
 @json_option
-def refresh(source_id: str, as_json: bool) -> None:
-    """Queue a new capture of a URL source (`laika jobs run` runs the queue)."""
-    job = run_with_store(lambda store: store.jobs.queue(source_id))
-    print_json(job.to_json()) if as_json else click.echo(f"{job.id} {job.status}")
+def refresh(source_id: str, queue_only: bool, force: bool, as_json: bool) -> None:
+    """Capture a URL source again now. A capture with much less text or a new login wall
+    keeps the saved copy (outcome `kept`, with the reason); a replaced copy stays available
+    (`laika sources versions ID`)."""
+    if queue_only and force:
+        raise click.UsageError("--force applies to a capture made now; drop --queue-only")
+
+    async def work(store: Store) -> dict[str, object]:
+        from ..store.worker import run_job
+
+        job = await store.jobs.queue(source_id)
+        if not queue_only:
+            claimed = await store.jobs.claim_job(job.id)
+            if claimed is not None:
+                job = await run_job(store, claimed, force=force)
+        source = await store.sources.get_summary(source_id)
+        return {
+            "outcome": job.outcome,
+            "reason": job.outcome_reason,
+            "source": source.to_json(),
+            "job": job.to_json(),
+        }
+
+    result = run_with_store(work)
+    if as_json:
+        print_json(result)
+        return
+    job, source = result["job"], result["source"]
+    assert isinstance(job, dict)
+    assert isinstance(source, dict)
+    outcome = result["outcome"] or job["status"]
+    click.echo(f"{source['id']} {outcome}: version {source['capture_version']} (job {job['id']})")
+    if result["reason"]:
+        click.echo(f"why: {result['reason']}")
+    if job.get("last_error"):
+        click.echo(f"last error: {job['last_error']}", err=True)
 
 
 @sources.command("delete")

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..paths import data_dir
+from ..paths import data_dir, ensure_private_dir
 from .contract import ProviderCapabilities
 from .errors import LlmError
 
@@ -139,7 +139,7 @@ def load_providers(path: Path | None = None) -> list[ProviderConfig]:
 def save_providers(providers: list[ProviderConfig], path: Path | None = None) -> Path:
     """Atomic write (temp file + rename); keys are never part of a ProviderConfig."""
     path = path or providers_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
     document = {"providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]}
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

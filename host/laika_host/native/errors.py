@@ -18,6 +18,7 @@ class ErrorCode(StrEnum):
     POLICY_DENIED = "policy_denied"
     CANCELLED = "cancelled"
     BUSY = "busy"
+    STORAGE_FULL = "storage_full"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
@@ -41,10 +42,15 @@ ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
     ErrorCode.POLICY_DENIED: (False, "The policy gate refused the action."),
     ErrorCode.CANCELLED: (False, "The request was cancelled (host.cancel, or the host stopped)."),
     ErrorCode.BUSY: (True, "The database stayed locked by other Laika processes; retry soon."),
+    ErrorCode.STORAGE_FULL: (
+        False,
+        "The disk holding the database is full; nothing saved before is lost. Free some "
+        "space, then retry.",
+    ),
     ErrorCode.UNAVAILABLE: (
         False,
-        "Something the request needs cannot be used (e.g. a database written by a newer "
-        "Laika); the message says what to do.",
+        "Something the request needs cannot be used (a database written by a newer Laika, "
+        "damaged, or not readable or writable); the message names the file and what to do.",
     ),
     ErrorCode.INTERNAL: (False, "A bug in the host; the log file has the traceback."),
 }

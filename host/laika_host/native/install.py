@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..paths import data_dir
+from ..paths import data_dir, ensure_private_dir
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
 
 LAUNCHER_NAME = "laika-native-host"
@@ -55,9 +55,9 @@ def launcher_text(python: str = sys.executable) -> str:
 
 def write_launcher(path: Path | None = None, python: str = sys.executable) -> Path:
     target = path or launcher_path()
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(target.parent)
     target.write_text(launcher_text(python), encoding="utf-8", newline="")
-    target.chmod(0o755)
+    target.chmod(0o700)  # only this user runs it (the browser runs as this user)
     return target
 
 

@@ -90,6 +90,20 @@ ROUTES = (
         result=f"{_RECORDS}:SourceDetail",
     ),
     Route(
+        "sources.versions",
+        f"{_STORE}:sources_versions",
+        "Every capture of a source, oldest first, the current one last (without Markdown).",
+        payload=f"{_STORE_MODELS}:SourceTarget",
+        result=f"{_STORE_MODELS}:SourceVersionsResult",
+    ),
+    Route(
+        "sources.version",
+        f"{_STORE}:sources_version",
+        "One capture of a source by version number, with its Markdown (replaced ones too).",
+        payload=f"{_STORE_MODELS}:SourceVersionTarget",
+        result=f"{_RECORDS}:SourceVersionDetail",
+    ),
+    Route(
         "sources.delete",
         f"{_STORE}:sources_delete",
         "Delete one source (its capture jobs go with it).",
@@ -100,7 +114,8 @@ ROUTES = (
         "sources.save_page",
         f"{_STORE}:sources_save_page",
         "Save the page the user sees (its DOM, or only the selection): capture and store it; "
-        "the same URL again updates the source or leaves it unchanged.",
+        "the same URL again updates the source, leaves it unchanged, or keeps the saved copy "
+        "when the new one has much less text or a new login wall (`kept`, with a `reason`).",
         payload=f"{_STORE_MODELS}:SavePage",
         result=f"{_RECORDS}:SavedSource",
         events=("progress",),

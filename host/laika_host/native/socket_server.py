@@ -17,6 +17,7 @@ import struct
 import sys
 from pathlib import Path
 
+from ..paths import ensure_private_dir
 from .routes import default_router
 from .session import Caller, Session, SessionOptions
 from .stdio import StreamSink
@@ -37,7 +38,7 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 def prepare_socket_path(path: Path) -> None:
     """Create the private parent dir; remove a stale socket, refuse a live one or a file."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(path.parent)
     if not path.exists() and not path.is_symlink():
         return
     if not path.is_socket():

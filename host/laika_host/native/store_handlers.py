@@ -20,7 +20,10 @@ from ..store import (
     SavedSource,
     SchemaTooNewError,
     StoreBusyError,
+    StoreCorruptError,
     StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 from .errors import ErrorCode, HostError
 from .router import RequestContext
@@ -35,6 +38,7 @@ from .store_models import (
     SearchQuery,
     SourceList,
     SourceTarget,
+    SourceVersionTarget,
 )
 
 P = TypeVar("P")
@@ -45,6 +49,9 @@ _CODES: dict[type[StoreError], ErrorCode] = {
     InvalidInputError: ErrorCode.BAD_REQUEST,
     StoreBusyError: ErrorCode.BUSY,
     SchemaTooNewError: ErrorCode.UNAVAILABLE,
+    StoreFullError: ErrorCode.STORAGE_FULL,
+    StoreCorruptError: ErrorCode.UNAVAILABLE,
+    StoreUnavailableError: ErrorCode.UNAVAILABLE,
 }
 
 
@@ -98,6 +105,19 @@ async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
 async def sources_get(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.sources.get(payload.source_id)
+
+
+@store_errors
+async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    versions = await store.sources.versions(payload.source_id)
+    return {"source_id": payload.source_id, "versions": versions}
+
+
+@store_errors
+async def sources_version(payload: SourceVersionTarget, ctx: RequestContext) -> Any:
+    store = await ctx.session.resources.store()
+    return await store.sources.version(payload.source_id, payload.version)
 
 
 @store_errors

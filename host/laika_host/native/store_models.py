@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..store.records import CaptureJob, Collection, SearchHit, Source
+from ..store.records import CaptureJob, Collection, SearchHit, Source, SourceVersion
 
 MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
 Title = Annotated[str, Field(min_length=1, max_length=200)]
@@ -43,6 +43,11 @@ class SourceList(_Strict):
 
 class SourceTarget(_Strict):
     source_id: SourceId
+
+
+class SourceVersionTarget(_Strict):
+    source_id: SourceId
+    version: Annotated[int, Field(ge=1, le=2**31)]
 
 
 class SavePage(_Strict):
@@ -92,6 +97,11 @@ class SourceDeleted(BaseModel):
     deleted: Source
 
 
+class SourceVersionsResult(BaseModel):
+    source_id: str
+    versions: list[SourceVersion]
+
+
 class AddUrlResult(BaseModel):
     outcome: Literal["new", "updated", "unchanged"]
     source: Source
@@ -112,3 +122,7 @@ class JobsRunResult(BaseModel):
     succeeded: list[str]
     retrying: list[str]
     failed: list[str]
+    kept: list[str] = Field(
+        description="Succeeded jobs whose capture did not replace the saved copy (much less "
+        "text, or a new login wall); each job's `outcome_reason` says why."
+    )

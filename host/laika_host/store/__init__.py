@@ -15,7 +15,10 @@ from .errors import (
     NotFoundError,
     SchemaTooNewError,
     StoreBusyError,
+    StoreCorruptError,
     StoreError,
+    StoreFullError,
+    StoreUnavailableError,
 )
 from .records import (
     Artifact,
@@ -27,6 +30,8 @@ from .records import (
     SearchHit,
     Source,
     SourceDetail,
+    SourceVersion,
+    SourceVersionDetail,
 )
 from .store import DB_FILE_NAME, Store, default_db_path, open_store
 
@@ -45,9 +50,14 @@ __all__ = [
     "SearchHit",
     "Source",
     "SourceDetail",
+    "SourceVersion",
+    "SourceVersionDetail",
     "Store",
     "StoreBusyError",
+    "StoreCorruptError",
     "StoreError",
+    "StoreFullError",
+    "StoreUnavailableError",
     "default_db_path",
     "open_store",
 ]

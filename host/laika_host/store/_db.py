@@ -15,14 +15,15 @@ import logging
 import random
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from .errors import StoreBusyError
+from .sqlite_errors import storage_error
 
 log = logging.getLogger("laika.store")
 
@@ -41,6 +42,35 @@ def is_busy(error: BaseException) -> bool:
     )
 
 
+async def _run_to_end(work: Awaitable[None]) -> None:
+    """Await `work` to its end even if the caller is cancelled meanwhile (cleanup must finish
+    before the write lock is released); a cancel that arrived is raised afterwards."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+@contextmanager
+def _reported(path: Path) -> Iterator[None]:
+    """Raise a full disk, a damaged file or an unusable one as the store error naming it."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        translated = storage_error(error, path)
+        if translated is None:
+            raise
+        raise translated from error
+
+
 class Database:
     """The connection; use `transaction()` for writes and `fetch_*` for reads."""
 
@@ -54,26 +84,30 @@ class Database:
 
     @classmethod
     async def open(cls, path: Path, *, write_deadline: float = WRITE_DEADLINE_SECONDS) -> Database:
-        connection = await aiosqlite.connect(
-            path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
-        )
+        """Connect with this connection's settings; nothing is written to the file yet (a
+        file from a newer Laika must be refused untouched: see `prepare_file`)."""
+        with _reported(path):
+            connection = await aiosqlite.connect(
+                path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+            )
         connection.row_factory = sqlite3.Row
         database = cls(connection, path, write_deadline=write_deadline)
         try:
-            await database._configure()
+            with _reported(path):
+                await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                await connection.execute("PRAGMA foreign_keys = ON")
+                await connection.execute("PRAGMA synchronous = NORMAL")
         except BaseException:
             await connection.close()
             raise
         return database
 
-    async def _configure(self) -> None:
-        await self.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await self.connection.execute("PRAGMA foreign_keys = ON")
+    async def prepare_file(self) -> None:
+        """The settings stored in the file: page size (a new file only) and WAL mode."""
         row = await self.fetch_one("PRAGMA page_count")
         if row is not None and row[0] == 0:  # a new file: pages fit 24k-char sources better
             await self.connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         await self._retry_busy(self._enable_wal)
-        await self.connection.execute("PRAGMA synchronous = NORMAL")
 
     async def _enable_wal(self) -> None:
         cursor = await self.connection.execute("PRAGMA journal_mode = WAL")
@@ -89,15 +123,16 @@ class Database:
         attempt = 0
         while True:
             try:
-                return await work()
+                with _reported(self.path):
+                    return await work()
             except sqlite3.OperationalError as error:
-                if not is_busy(error) or time.monotonic() >= deadline:
-                    if is_busy(error):
-                        raise StoreBusyError(
-                            f"the database {self.path} stayed locked by another process for "
-                            f"{self.write_deadline:.0f} s; close other Laika processes or retry"
-                        ) from error
+                if not is_busy(error):
                     raise
+                if time.monotonic() >= deadline:
+                    raise StoreBusyError(
+                        f"the database {self.path} stayed locked by another process for "
+                        f"{self.write_deadline:.0f} s; close other Laika processes or retry"
+                    ) from error
                 attempt += 1
                 await asyncio.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
 
@@ -106,30 +141,40 @@ class Database:
         """A short write transaction: `BEGIN IMMEDIATE` ... `COMMIT` (rolled back on error).
 
         The body must not await anything slow (network, models): other processes wait for it.
+        A cancel may land at any await here; whatever the connection's thread still runs then
+        (a BEGIN waiting for the lock, a body statement, COMMIT) is followed by a ROLLBACK that
+        we wait for, so no transaction outlives the cancelled caller.
         """
         async with self._write_lock:
-            await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
             try:
-                yield self.connection
+                await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
+                with _reported(self.path):
+                    yield self.connection
+                await self._retry_busy(lambda: self.connection.execute("COMMIT"))
             except BaseException:
-                await self.connection.execute("ROLLBACK")
+                await _run_to_end(self._rollback())
                 raise
-            await self._commit()
 
-    async def _commit(self) -> None:
+    async def _rollback(self) -> None:
+        """End whatever transaction is open once the thread's queued statements are done.
+
+        The thread runs statements in order, so this ROLLBACK runs after a BEGIN or COMMIT the
+        cancelled caller left behind; "no transaction is active" means nothing was left open.
+        """
         try:
-            await self._retry_busy(lambda: self.connection.execute("COMMIT"))
-        except BaseException:
-            if self.connection.in_transaction:
-                await self.connection.execute("ROLLBACK")
-            raise
+            await self.connection.execute("ROLLBACK")
+        except sqlite3.OperationalError as error:
+            if "no transaction is active" not in str(error):
+                log.warning("ROLLBACK failed on %s: %s", self.path, error)
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         cursor = await self._retry_busy(lambda: self.connection.execute(sql, params))
-        row: Row | None = await cursor.fetchone()
+        with _reported(self.path):
+            row: Row | None = await cursor.fetchone()
         return row
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
         cursor = await self._retry_busy(lambda: self.connection.execute(sql, params))
-        rows: Iterable[Row] = await cursor.fetchall()
+        with _reported(self.path):
+            rows: Iterable[Row] = await cursor.fetchall()
         return list(rows)

@@ -31,3 +31,21 @@ class SchemaTooNewError(StoreError):
     """The file was written by a newer Laika; we refuse to touch it."""
 
     code = "schema_too_new"
+
+
+class StoreFullError(StoreError):
+    """SQLite could not write: the disk (or the file's size limit) is full."""
+
+    code = "storage_full"
+
+
+class StoreCorruptError(StoreError):
+    """The file is damaged, or is not a SQLite database at all."""
+
+    code = "corrupt"
+
+
+class StoreUnavailableError(StoreError):
+    """The file cannot be opened, read or written (permissions, I/O error, read-only disk)."""
+
+    code = "unavailable"

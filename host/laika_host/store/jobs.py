@@ -19,7 +19,7 @@ import aiosqlite
 from ._db import Database, Row
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
-from .records import CaptureJob, JobStatus, required_time, time_of
+from .records import CaptureJob, JobStatus, SaveOutcome, required_time, time_of
 
 MAX_ATTEMPTS = 3
 RETRY_BASE_MS = 5_000
@@ -76,6 +76,8 @@ def _job(row: Row) -> CaptureJob:
         attempt_count=row["attempt_count"],
         max_attempts=row["max_attempts"],
         last_error=row["last_error"],
+        outcome=row["outcome"],
+        outcome_reason=row["outcome_reason"],
         dedupe_key=row["dedupe_key"],
         run_after=required_time(row, "run_after"),
         created_at=required_time(row, "created_at"),
@@ -169,8 +171,11 @@ class Jobs:
         )
         return cursor.rowcount == 1
 
-    async def complete(self, job_id: str) -> CaptureJob:
-        return await self._finish(job_id, "succeeded", None)
+    async def complete(
+        self, job_id: str, *, outcome: SaveOutcome | None = None, reason: str | None = None
+    ) -> CaptureJob:
+        """The job ran; `outcome` is what storing its capture did (`kept`: why in `reason`)."""
+        return await self._finish(job_id, "succeeded", None, outcome=(outcome, reason))
 
     async def cancel(self, job_id: str) -> CaptureJob:
         return await self._finish(job_id, "cancelled", None, allowed=ACTIVE)
@@ -198,14 +203,17 @@ class Jobs:
         error: str | None,
         *,
         allowed: tuple[str, ...] = ("running",),
+        outcome: tuple[SaveOutcome | None, str | None] = (None, None),
     ) -> CaptureJob:
         now = now_ms()
+        saved, reason = outcome
         async with self.db.transaction() as connection:
             cursor = await connection.execute(
                 f"UPDATE capture_jobs SET status = ?, last_error = coalesce(?, last_error), "
-                "finished_at = ?, updated_at = ?, claimed_by = NULL, lease_until = NULL "
+                "finished_at = ?, updated_at = ?, claimed_by = NULL, lease_until = NULL, "
+                "outcome = ?, outcome_reason = ? "
                 f"WHERE id = ? AND status IN ({', '.join('?' for _ in allowed)})",
-                (status, error and error[:2000], now, now, job_id, *allowed),
+                (status, error and error[:2000], now, now, saved, reason, job_id, *allowed),
             )
             changed = cursor.rowcount
         job = await self.get(job_id)

@@ -16,6 +16,7 @@ from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_v1 import SCHEMA_V1
+from .schema_v2 import SCHEMA_V2
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 
@@ -26,7 +27,13 @@ async def m001_initial(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [m001_initial]
+async def m002_source_versions(connection: aiosqlite.Connection) -> None:
+    """Schema v2: replaced captures keep their Markdown; jobs record kept/stored outcomes."""
+    for statement in _statements(SCHEMA_V2):
+        await connection.execute(statement)
+
+
+MIGRATIONS: list[Migration] = [m001_initial, m002_source_versions]
 
 
 def _statements(script: str) -> list[str]:
@@ -47,10 +54,16 @@ async def schema_version(database: Database) -> int:
     return int(row[0]) if row else 0
 
 
+async def refuse_newer(database: Database) -> None:
+    """Refuse a file written by a newer Laika; it only reads, so run it before anything
+    that writes to the file (even `PRAGMA journal_mode`)."""
+    await _refuse_newer(database, await schema_version(database))
+
+
 async def migrate(database: Database) -> list[str]:
     """Bring the file up to date; returns the names of the migrations applied now."""
     applied: list[str] = []
-    await _refuse_newer(database, await schema_version(database))
+    await refuse_newer(database)
     for number, migration in enumerate(MIGRATIONS, start=1):
         async with database.transaction() as connection:
             current = await _version_in(connection)

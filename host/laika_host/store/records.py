@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from .errors import StoreCorruptError
 from .ids import iso
 
 SourceKind = Literal["url", "note", "image"]
@@ -15,7 +16,7 @@ CaptureStatus = Literal["pending", "captured", "failed"]
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 ArtifactStatus = Literal["pending", "running", "completed", "failed", "cancelled"]
 ChatRole = Literal["user", "assistant", "system"]
-SaveOutcome = Literal["new", "updated", "unchanged"]
+SaveOutcome = Literal["new", "updated", "unchanged", "kept"]
 
 
 class Record(BaseModel):
@@ -68,11 +69,33 @@ class SourceDetail(Source):
 
 
 class SavedSource(Record):
-    """The result of storing a capture: whether it was new, changed or the same as before."""
+    """The result of storing a capture: new, changed, the same as before, or kept out."""
 
-    outcome: SaveOutcome
+    outcome: SaveOutcome = Field(
+        description="`kept`: the capture did not replace the saved copy; `reason` says why."
+    )
     collection: str = Field(description="The collection's title.")
     source: Source
+    reason: str | None = Field(default=None, description="Why the saved copy was kept.")
+
+
+class SourceVersion(Record):
+    """One capture of a source: a replaced one (kept in `source_versions`) or the current."""
+
+    source_id: str
+    version: int = Field(description="The `capture_version` this capture had.")
+    current: bool
+    title: str | None
+    content_hash: str | None
+    signals: list[str]
+    truncated: bool
+    markdown_chars: int
+    captured_at: str | None
+    replaced_at: str | None = Field(description="When a newer capture replaced it.")
+
+
+class SourceVersionDetail(SourceVersion):
+    markdown: str
 
 
 class CaptureJob(Record):
@@ -83,6 +106,10 @@ class CaptureJob(Record):
     attempt_count: int
     max_attempts: int
     last_error: str | None
+    outcome: SaveOutcome | None = Field(
+        default=None, description="What storing the capture did (`kept`: the saved copy stays)."
+    )
+    outcome_reason: str | None = Field(default=None, description="Why it was kept.")
     dedupe_key: str
     run_after: str
     created_at: str
@@ -152,7 +179,18 @@ class SearchHit(Record):
 
 
 def loads(text: str | None, default: Any) -> Any:
-    return json.loads(text) if text else default
+    """A JSON column; one that does not parse means the file was damaged (e.g. truncated:
+    SQLite reads the missing pages as zeros), which is not a bug to report as `internal`."""
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise StoreCorruptError(
+            f"a stored value is damaged ({error}): the database file may be truncated or "
+            "corrupt. Check it with `sqlite3 laika.db 'PRAGMA integrity_check'` in the data "
+            "directory, and restore it from a backup if that reports problems."
+        ) from None
 
 
 def time_of(row: Any, key: str) -> str | None:

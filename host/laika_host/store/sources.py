@@ -3,7 +3,8 @@
 A URL source is identified within its collection by its normalized URL (tracking parameters,
 fragments, default ports, host case and the trailing slash do not make a new source). Saving a
 capture again with the same content changes nothing; changed content bumps
-`capture_version` and keeps the previous hash in the provenance. Notes never collide.
+`capture_version`, and the replaced capture is archived as a version (`versions.py`). A capture
+that would lose what the user saw (`refresh.py`) is kept out. Notes never collide.
 """
 
 from __future__ import annotations
@@ -23,7 +24,19 @@ from ._db import Database, Row
 from .collections import Collections
 from .errors import InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
-from .records import SavedSource, SaveOutcome, Source, SourceDetail, loads, required_time, time_of
+from .records import (
+    SavedSource,
+    SaveOutcome,
+    Source,
+    SourceDetail,
+    SourceVersion,
+    SourceVersionDetail,
+    loads,
+    required_time,
+    time_of,
+)
+from .refresh import keep_reason
+from .versions import Versions, archive
 
 SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
@@ -123,6 +136,7 @@ class Sources:
     def __init__(self, database: Database, collections: Collections) -> None:
         self.db = database
         self.collections = collections
+        self._versions = Versions(database)
 
     async def save_capture(
         self,
@@ -131,8 +145,10 @@ class Sources:
         *,
         origin: str = "cli",
         provenance: dict[str, Any] | None = None,
+        force: bool = False,
     ) -> SavedSource:
-        """Store a capture: a new source, an updated one, or (same content) no change.
+        """Store a capture: a new source, an updated one, (same content) no change, or (much
+        less text, a new login wall: see `refresh.py`) kept out unless `force`.
 
         A capture without a web URL (a saved file given no `--url`) becomes a note.
         """
@@ -143,11 +159,14 @@ class Sources:
             )
             return SavedSource(outcome="new", collection=target.title, source=note)
         async with self.db.transaction() as connection:
-            outcome, source_id = await self._upsert(
-                connection, target.id, capture, _provenance(capture, origin, provenance)
+            outcome, source_id, reason = await self._upsert(
+                connection, target.id, capture, _provenance(capture, origin, provenance), force
             )
         return SavedSource(
-            outcome=outcome, collection=target.title, source=await self.get_summary(source_id)
+            outcome=outcome,
+            collection=target.title,
+            source=await self.get_summary(source_id),
+            reason=reason,
         )
 
     async def _upsert(
@@ -156,9 +175,11 @@ class Sources:
         collection_id: str,
         capture: Capture,
         provenance: dict[str, Any],
-    ) -> tuple[SaveOutcome, str]:
+        force: bool,
+    ) -> tuple[SaveOutcome, str, str | None]:
         cursor = await connection.execute(
-            "SELECT id, content_hash, capture_status, capture_version, provenance_json "
+            "SELECT id, content_hash, capture_status, capture_version, provenance_json, "
+            "signals, length(capture_text) AS text_chars "
             "FROM sources WHERE collection_id = ? AND normalized_url = ? AND kind = 'url'",
             (collection_id, capture.normalized_url),
         )
@@ -176,9 +197,14 @@ class Sources:
                 provenance=provenance,
                 now=now,
             )
-            return "new", source_id
-        if row["capture_status"] == "captured" and row["content_hash"] == capture.content_hash:
-            return "unchanged", row["id"]
+            return "new", source_id, None
+        captured = row["capture_status"] == "captured"
+        if captured and row["content_hash"] == capture.content_hash:
+            return "unchanged", row["id"], None
+        reason = keep_reason(row["text_chars"] or 0, loads(row["signals"], []), capture)
+        if captured and reason and not force:
+            return "kept", row["id"], reason
+        await archive(connection, row["id"], now)
         previous = loads(row["provenance_json"], {})
         history = list(previous.get("previous_hashes", []))
         if row["content_hash"]:
@@ -197,7 +223,7 @@ class Sources:
             (*assignments.values(), row["id"]),
         )
         await self.collections.touch(collection_id, now)
-        return "updated", row["id"]
+        return "updated", row["id"], None
 
     async def _insert(
         self,
@@ -333,6 +359,14 @@ class Sources:
         if row is None:
             raise NotFoundError(f"no source {source_id!r}; `laika sources list` shows them")
         return _source(row)
+
+    async def versions(self, source_id: str) -> builtins.list[SourceVersion]:
+        """Every capture of a source, oldest first, the current one last."""
+        return await self._versions.list(source_id)
+
+    async def version(self, source_id: str, version: int) -> SourceVersionDetail:
+        """One capture of a source with its Markdown, by version number."""
+        return await self._versions.get(source_id, version)
 
     async def list(
         self, collection: str | None = None, *, limit: int = DEFAULT_LIST_LIMIT, offset: int = 0

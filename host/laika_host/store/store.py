@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from ..paths import data_dir, ensure_private_dir
+from ..paths import data_dir, ensure_private_dir, tighten_file
 from ._db import WRITE_DEADLINE_SECONDS, Database
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
 from .jobs import Jobs
-from .migrations import migrate, schema_version
+from .migrations import migrate, refuse_newer, schema_version
 from .runs import Runs
 from .search import Search
 from .sources import Sources
@@ -73,8 +73,12 @@ async def open_store(
     go back to the queue."""
     path = path or default_db_path()
     ensure_private_dir(path.parent)
+    for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        tighten_file(own)  # left open to others by an older Laika
     database = await Database.open(path, write_deadline=write_deadline)
     try:
+        await refuse_newer(database)  # before the first write: a newer file stays untouched
+        await database.prepare_file()
         await migrate(database)
         store = Store(database, retry_base_ms=retry_base_ms)
         if recover_jobs:

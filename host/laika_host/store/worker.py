@@ -29,6 +29,8 @@ class WorkSummary:
     succeeded: list[str] = field(default_factory=list)
     retrying: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    """Succeeded jobs whose capture did not replace the saved copy (see each job's reason)."""
 
     def to_json(self) -> dict[str, list[str]]:
         return dataclasses.asdict(self)
@@ -54,11 +56,17 @@ async def run_due_jobs(
             done.status, summary.failed
         )
         bucket.append(done.id)
+        if done.outcome == "kept":
+            summary.kept.append(done.id)
         emit("job_finished", {"job": done.to_json()})
     return summary
 
 
-async def run_job(store: Store, job: CaptureJob, fetch: Fetch = fetch_html) -> CaptureJob:
+async def run_job(
+    store: Store, job: CaptureJob, fetch: Fetch = fetch_html, *, force: bool = False
+) -> CaptureJob:
+    """Fetch, capture and store one job's URL; a capture that would lose what the user saw is
+    kept out (the job succeeds with outcome `kept`) unless `force`."""
     source = await store.sources.get_summary(job.source_id)
     assert source.url is not None
     assert source.normalized_url is not None
@@ -72,15 +80,16 @@ async def run_job(store: Store, job: CaptureJob, fetch: Fetch = fetch_html) -> C
     # the source keeps its identity even when the page redirected elsewhere
     capture = dataclasses.replace(capture, url=source.url, normalized_url=source.normalized_url)
     try:
-        await store.sources.save_capture(
+        saved = await store.sources.save_capture(
             job.collection_id,
             capture,
             origin="job",
             provenance={"fetched_url": strip_credentials(final_url)},
+            force=force,
         )
     except StoreError as error:
         return await _failed(store, job, str(error))
-    return await store.jobs.complete(job.id)
+    return await store.jobs.complete(job.id, outcome=saved.outcome, reason=saved.reason)
 
 
 async def _failed(store: Store, job: CaptureJob, error: str) -> CaptureJob:
