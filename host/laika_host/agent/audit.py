@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import logs_dir
-from ..store.redact import redact_secrets
+from ..redact import redact_value
 
 PREVIEW_CHARS = 120
 AUDIT_FILE = "audit.jsonl"
@@ -51,7 +51,7 @@ def redacted_documents(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def redacted_request(
     *, provider: str, model: str, question: str, system: str, documents: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    record: dict[str, Any] = redact_secrets(
+    record: dict[str, Any] = redact_value(
         {
             "provider": provider,
             "model": model,
@@ -66,7 +66,7 @@ def redacted_request(
 def audit(event: str, correlation_id: str, **fields: Any) -> None:
     """Append one JSON line to `logs/audit.jsonl` (llm.request, llm.response, llm.error)."""
     record = {"ts": round(time.time(), 3), "event": event, "correlation_id": correlation_id}
-    record.update(redact_secrets(fields))
+    record.update(redact_value(fields))
     path = logs_dir() / AUDIT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as stream:
@@ -79,5 +79,5 @@ def debug_packet(correlation_id: str, name: str, packet: Any) -> Path | None:
         return None
     path = logs_dir() / "packets" / f"{correlation_id}.{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(redact_secrets(packet), ensure_ascii=False, indent=2), "utf-8")
+    path.write_text(json.dumps(redact_value(packet), ensure_ascii=False, indent=2), "utf-8")
     return path
