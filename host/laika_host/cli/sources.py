@@ -9,10 +9,10 @@ import click
 
 from ..store import Store
 from ..store.collections import DEFAULT_COLLECTION
+from ._output import echo, print_json
 from ._store import (
     collection_option,
     json_option,
-    print_json,
     run_with_store,
     shorten,
     table,
@@ -37,7 +37,7 @@ def list_sources(collection: str | None, limit: int, as_json: bool) -> None:
     rows = [
         [s.id, s.kind, s.capture_status, shorten(s.title, 40), shorten(s.url, 50)] for s in found
     ]
-    click.echo(table(rows, ["ID", "KIND", "STATUS", "TITLE", "URL"]) if rows else "no sources")
+    echo(table(rows, ["ID", "KIND", "STATUS", "TITLE", "URL"]) if rows else "no sources")
 
 
 @sources.command("show")
@@ -49,7 +49,7 @@ def show(source_id: str, as_json: bool) -> None:
     if as_json:
         print_json(found.to_json())
     else:
-        click.echo(found.markdown or f"(not captured yet: {found.capture_status})")
+        echo(found.markdown or f"(not captured yet: {found.capture_status})")
 
 
 @sources.command("add")
@@ -79,9 +79,9 @@ def add(url: str, collection: str | None, queue_only: bool, as_json: bool) -> No
     job, source = result["job"], result["source"]
     assert isinstance(job, dict)
     assert isinstance(source, dict)
-    click.echo(f"{source['id']} {source['capture_status']}: {source['url']} (job {job['status']})")
+    echo(f"{source['id']} {source['capture_status']}: {source['url']} (job {job['status']})")
     if job.get("last_error"):
-        click.echo(f"last error: {job['last_error']}", err=True)
+        echo(f"last error: {job['last_error']}", err=True)
 
 
 @sources.command("note")
@@ -98,7 +98,7 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
     if as_json:
         print_json(saved.to_json())
     else:
-        click.echo(f"{saved.source.id} note in {saved.collection}: {saved.source.title}")
+        echo(f"{saved.source.id} note in {saved.collection}: {saved.source.title}")
 
 
 @sources.command("refresh")
@@ -107,7 +107,7 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
 def refresh(source_id: str, as_json: bool) -> None:
     """Queue a new capture of a URL source (`laika jobs run` runs the queue)."""
     job = run_with_store(lambda store: store.jobs.queue(source_id))
-    print_json(job.to_json()) if as_json else click.echo(f"{job.id} {job.status}")
+    print_json(job.to_json()) if as_json else echo(f"{job.id} {job.status}")
 
 
 @sources.command("delete")
@@ -119,7 +119,7 @@ def delete(source_id: str, as_json: bool) -> None:
     if as_json:
         print_json({"deleted": deleted.to_json()})
     else:
-        click.echo(f"deleted {deleted.id} {shorten(deleted.title, 60)}")
+        echo(f"deleted {deleted.id} {shorten(deleted.title, 60)}")
 
 
 def _read_text(path: Path) -> str:
