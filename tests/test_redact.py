@@ -3,6 +3,7 @@ time, for any text around it (Hypothesis), and URLs lose credentials wherever th
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -19,6 +20,8 @@ from laika_host.redact import (
     redact_value,
 )
 from secret_corpus import LOOKALIKES, PLANTED, PLANTED_URLS, Planted
+
+from support import REPO
 
 
 @pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.kind)
@@ -219,3 +222,16 @@ def test_every_rule_runs_in_linear_time_on_adversarial_text(seed: str) -> None:
         f"{seed!r}: {small_time:.3f}s -> {large_time:.3f}s"
     )
     assert large_time < 10  # 200 KB of the worst input; about 1 s on a loaded machine
+
+
+def test_the_public_list_is_linked_and_names_every_secret_word() -> None:
+    from laika_host import redact
+
+    doc = (REPO / "docs" / "REDACTION.md").read_text(encoding="utf-8")
+    assert "docs/REDACTION.md" in (REPO / "README.md").read_text(encoding="utf-8")
+    listed = set()
+    for word in re.findall(r"`([a-z]+)(?:\(s\))?`", doc):
+        listed |= {word, f"{word}s"}
+    words = redact._SECRET_WORDS | redact._KEY_QUALIFIERS | set(redact._SECRET_ENDINGS)
+    missing = words - listed
+    assert not missing, f"docs/REDACTION.md does not list {sorted(missing)}"
