@@ -32,7 +32,7 @@ def _clean(output: str) -> bool:
 
 
 def test_ask_and_sources_print_no_escape_sequence_from_stored_text(tmp_path: Path) -> None:
-    env = {"LAIKA_HOME": str(tmp_path)}
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
     added = run_laika(
         "sources", "note", "-", "--title", f"Tides {OSC52}", stdin=HOSTILE.encode(), env=env
     )

@@ -5,9 +5,18 @@ database, its WAL or the logs afterwards."""
 
 from __future__ import annotations
 
+import asyncio
 import html
+import json
+import os
 from pathlib import Path
 
+import pytest
+
+from laika_host.agent.flows import ask
+from laika_host.capture import capture_html
+from laika_host.llm.config import ProviderConfig
+from laika_host.store import open_store
 from secret_corpus import (
     AWS_ACCESS,
     GITHUB_CLASSIC,
@@ -22,6 +31,7 @@ from secret_corpus import (
     URL_PASSWORD,
 )
 
+from llm_servers import ProviderServer, Reply, openai_sse
 from native_client import Client, HostProcess
 
 PAGE_URL = f"https://example.org/story?jwt={JWT}&page=2#access_token={OPENAI}"
@@ -49,7 +59,10 @@ def _page() -> str:
 
 
 def _planted() -> set[str]:
-    return {p.secret for p in PLANTED} | {secret for _, secret in PLANTED_URLS}
+    """Every planted secret, and a 16-character prefix of each long one (a key cut in the
+    middle, as a preview or a length bound would cut it, must not survive either)."""
+    secrets = {p.secret for p in PLANTED} | {secret for _, secret in PLANTED_URLS}
+    return secrets | {secret[:16] for secret in secrets if len(secret) >= 24}
 
 
 def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Path) -> None:
@@ -90,3 +103,38 @@ def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Pa
     }
     assert not leaks, sorted(leaks)
     assert not any(secret in host.stderr for secret in _planted())
+
+
+def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Path(os.environ["LAIKA_HOME"])
+    monkeypatch.setenv("ECHO_KEY", "not-a-real-key")
+    echo = json.dumps(
+        {
+            "assistant": {"markdown": f"Your key {OPENAI} and {STRIPE_LIVE} look valid. " * 3},
+            "citations": [{"doc_id": "src:x", "quote": f"the key {GITHUB_CLASSIC}"}],
+        }
+    )
+    server = ProviderServer([Reply(chunks=openai_sse([echo[:40], echo[40:]]))])
+    provider = ProviderConfig(
+        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="ECHO_KEY"
+    )
+
+    async def main() -> None:
+        async with open_store() as store:
+            capture = capture_html(_page().encode(), PAGE_URL)
+            await store.sources.save_capture("Keys", capture)
+            answer = await ask(store, f"Is my key {OPENAI} valid?", "Keys", provider=provider)
+            assert answer.status == "ok", answer.warnings
+
+    try:
+        asyncio.run(main())
+    finally:
+        server.close()
+    [received] = server.received
+    sent = json.dumps(received.body)
+    files = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.name == "audit.jsonl" for p in files)
+    for secret in _planted() | {OPENAI[:16], STRIPE_LIVE[:16], GITHUB_CLASSIC[:16]}:
+        assert secret not in sent
+        for path in files:
+            assert secret.encode() not in path.read_bytes(), (path.name, secret)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import logs_dir
-from ..redact import redact_value
+from ..redact import redact_text, redact_value
 
 PREVIEW_CHARS = 120
 AUDIT_FILE = "audit.jsonl"
@@ -26,7 +26,8 @@ def digest(text: str) -> dict[str, Any]:
     return {
         "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "chars": len(text),
-        "preview": " ".join(text.split())[:PREVIEW_CHARS],
+        # redacted before it is cut, so no key is kept in part
+        "preview": " ".join(redact_text(text[: PREVIEW_CHARS * 4]).split())[:PREVIEW_CHARS],
     }
 
 

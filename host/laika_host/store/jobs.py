@@ -188,7 +188,7 @@ class Jobs:
                 "UPDATE capture_jobs SET status = 'queued', last_error = ?, run_after = ?, "
                 "claimed_by = NULL, lease_until = NULL, updated_at = ? "
                 "WHERE id = ? AND status = 'running'",
-                (redact_text(error[:2000]), now + delay, now, job_id),
+                (redact_text(error)[:2000], now + delay, now, job_id),
             )
         return await self.get(job_id)
 
@@ -206,7 +206,7 @@ class Jobs:
                 f"UPDATE capture_jobs SET status = ?, last_error = coalesce(?, last_error), "
                 "finished_at = ?, updated_at = ?, claimed_by = NULL, lease_until = NULL "
                 f"WHERE id = ? AND status IN ({', '.join('?' for _ in allowed)})",
-                (status, error and redact_text(error[:2000]), now, now, job_id, *allowed),
+                (status, error and redact_text(error)[:2000], now, now, job_id, *allowed),
             )
             changed = cursor.rowcount
         job = await self.get(job_id)

@@ -321,7 +321,7 @@ class Sources:
                 "UPDATE sources SET capture_error = ?, updated_at = ?, capture_status = "
                 "CASE capture_status WHEN 'captured' THEN 'captured' ELSE 'failed' END "
                 "WHERE id = ?",
-                (redact_text(error[:2000]), now_ms(), source_id),
+                (redact_text(error)[:2000], now_ms(), source_id),
             )
 
     async def get(self, source_id: str) -> SourceDetail:
