@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -147,6 +149,8 @@ def _key(prefix: str, width: int, rest: str, before: str = r"[\w-]") -> re.Patte
     return re.compile(f"{prefix}(?<!{before}.{{{width}}}){rest}")
 
 
+# Every format below has a run of at least this many of these characters.
+_KEY_RUN = re.compile(r"[A-Za-z0-9_./+=:-]{14}")
 # (hints, pattern, value check). A pattern that starts with a literal is cheap to run (the
 # engine skips to the literal); one that does not is tried only when one of its hints occurs.
 _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[str], bool] | None], ...] = (
@@ -204,12 +208,50 @@ def redact_text(text: str) -> str:
     A replacement can expose another secret (a key glued to `JWT=x` hid the name), so passes
     repeat while they change something; clean text takes one pass.
     """
+    if _CLEAN.holds(text):
+        return text
     for _ in range(MAX_PASSES):
         redacted = _redact_once(text)
         if redacted == text:
+            _CLEAN.add(text)  # a pass found nothing more: known clean
             break
         text = redacted
     return text
+
+
+class _KnownClean:
+    """The last few long texts known to hold no secret (what `redact_text` returned).
+
+    Capture redacts a page's Markdown and the store checks it again as it writes the row;
+    remembering the result makes that second check a dictionary lookup instead of a pass
+    over the page (inside the write transaction, on the event loop).
+    """
+
+    MIN_CHARS = 1024
+    MAX_CHARS = 200_000
+    ENTRIES = 32
+
+    def __init__(self) -> None:
+        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def holds(self, text: str) -> bool:
+        if not self.MIN_CHARS <= len(text) <= self.MAX_CHARS:
+            return False
+        with self._lock:
+            return text in self._texts
+
+    def add(self, text: str) -> None:
+        if not self.MIN_CHARS <= len(text) <= self.MAX_CHARS:
+            return
+        with self._lock:
+            self._texts[text] = None
+            self._texts.move_to_end(text)
+            while len(self._texts) > self.ENTRIES:
+                self._texts.popitem(last=False)
+
+
+_CLEAN = _KnownClean()
 
 
 def _redact_once(text: str) -> str:
@@ -226,13 +268,19 @@ def _redact_once(text: str) -> str:
         text = _COOKIE.sub(lambda m: m.group(1) + REDACTED, text)
     if "authorization" in low:
         text = _AUTHORIZATION.sub(lambda m: m.group(1) + REDACTED, text)
-    for hints, pattern, check in _FORMATS:
-        if not hints or any(hint in text for hint in hints):
-            text = pattern.sub(REDACTED if check is None else _checked(check), text)
+    if _KEY_RUN.search(text) is not None:  # else no format below can match
+        text = _redact_formats(text)
     if "bearer" in low:
         text = _BEARER.sub(_bearer, text)
     if "=" in text or ":" in text:
         text = _redact_assignments(text)
+    return text
+
+
+def _redact_formats(text: str) -> str:
+    for hints, pattern, check in _FORMATS:
+        if not hints or any(hint in text for hint in hints):
+            text = pattern.sub(REDACTED if check is None else _checked(check), text)
     return text
 
 

@@ -117,7 +117,7 @@ def capture_html(
     markdown, truncated = truncate(redact_text(markdown), options.max_chars)
     if truncated:
         found.add("truncated")
-    plain = markdown_to_text(markdown)
+    plain = redact_text(markdown_to_text(markdown))  # the store then finds both clean
     if len(plain) < 300:
         found.add("sparse_text")
     links = (

@@ -186,16 +186,15 @@ class Sources:
         if row["content_hash"]:
             history = [*history, row["content_hash"]][-MAX_PREVIOUS_HASHES:]
         version = row["capture_version"] + (1 if row["capture_status"] == "captured" else 0)
-        assignments = redact_row(
-            {
-                **columns,
-                "url": capture.url,
-                "capture_version": version,
-                "provenance_json": json.dumps({**provenance, "previous_hashes": history}),
-                "captured_at": now,
-                "updated_at": now,
-            }
-        )
+        assignments = {
+            **columns,
+            "url": capture.url,
+            "capture_version": version,
+            "provenance_json": json.dumps({**provenance, "previous_hashes": history}),
+            "captured_at": now,
+            "updated_at": now,
+        }
+        assignments = redact_row(assignments)  # no write path may store a secret
         await connection.execute(
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
             (*assignments.values(), row["id"]),
@@ -215,18 +214,17 @@ class Sources:
         now: int,
     ) -> None:
         """Insert a source row and mark its collection changed (one transaction's work)."""
-        values = redact_row(
-            {
-                **columns,
-                "id": source_id,
-                "collection_id": collection_id,
-                "kind": kind,
-                "provenance_json": json.dumps(provenance),
-                "added_at": now,
-                "captured_at": now if columns.get("capture_status") == "captured" else None,
-                "updated_at": now,
-            }
-        )
+        values = {
+            **columns,
+            "id": source_id,
+            "collection_id": collection_id,
+            "kind": kind,
+            "provenance_json": json.dumps(provenance),
+            "added_at": now,
+            "captured_at": now if columns.get("capture_status") == "captured" else None,
+            "updated_at": now,
+        }
+        values = redact_row(values)  # no write path may store a secret
         await connection.execute(
             f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
             tuple(values.values()),
