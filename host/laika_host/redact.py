@@ -483,6 +483,8 @@ def redact_url(url: str) -> str:
 def _clean_url(url: str, *, drop_user: bool) -> str:
     """The URL's structure cleaned: query and fragment parameters, and (`drop_user`) any user
     info; in text, user info is left to `_USERINFO`, which keeps plain user names."""
+    if "?" not in url and "#" not in url and "@" not in url:
+        return url  # no query, fragment or user info: nothing structural to remove
     try:
         parts = urlsplit(url)
     except ValueError:
