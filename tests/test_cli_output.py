@@ -95,3 +95,26 @@ def test_every_command_prints_through_the_one_output_helper() -> None:
         if path.name != "_output.py" and "click.echo(" in path.read_text(encoding="utf-8")
     ]
     assert not direct, f"print with laika_host.cli._output.echo, not click.echo: {direct}"
+
+
+@given(text=st.text())
+def test_the_output_helpers_print_no_control_character_for_any_text(text: str) -> None:
+    import click
+
+    from laika_host.cli._output import echo, print_json
+
+    @click.command()
+    def human() -> None:
+        echo(text)
+        echo(text, err=True)
+
+    @click.command()
+    def as_json() -> None:
+        print_json({"text": text, text: [text]})
+
+    shown = CliRunner().invoke(human, [])
+    assert shown.exit_code == 0
+    assert _clean(shown.output)
+    printed = CliRunner().invoke(as_json, [])
+    assert _clean(printed.output)
+    assert json.loads(printed.output) == {"text": text, text: [text]}  # escaped, not lost
