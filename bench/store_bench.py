@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from laika_host.capture import Capture
+from laika_host.redact import redact_text
 from laika_host.store import open_store
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "capture-dev"
@@ -63,9 +64,9 @@ def make_capture(number: int, texts: list[str], chars: int, rng: random.Random) 
     parts: list[str] = []
     while sum(map(len, parts)) < chars:
         parts.append(rng.choice(texts))
-    body = "\n\n".join(parts)[:chars]
+    body = redact_text("\n\n".join(parts)[:chars])  # as capture_html hands it over
     title = " ".join(body.split()[:8])
-    markdown = f"# {title}\n\n{body}"
+    markdown = redact_text(f"# {title}\n\n{body}")
     url = f"https://bench.test/{number % 97}/article-{number}"
     return Capture(
         title=title,
@@ -76,7 +77,7 @@ def make_capture(number: int, texts: list[str], chars: int, rng: random.Random) 
         url=url,
         normalized_url=url,
         markdown=markdown,
-        text=f"{title}\n\n{body}",
+        text=redact_text(f"{title}\n\n{body}"),
         truncated=False,
         chunks=[],
         extracted_links=[],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import ensure_private_dir, logs_dir
-from ..store.redact import redact_secrets
+from ..redact import redact_text, redact_value
 
 PREVIEW_CHARS = 120
 AUDIT_FILE = "audit.jsonl"
@@ -26,7 +26,8 @@ def digest(text: str) -> dict[str, Any]:
     return {
         "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
         "chars": len(text),
-        "preview": " ".join(text.split())[:PREVIEW_CHARS],
+        # redacted before it is cut, so no key is kept in part
+        "preview": " ".join(redact_text(text[: PREVIEW_CHARS * 4]).split())[:PREVIEW_CHARS],
     }
 
 
@@ -51,7 +52,7 @@ def redacted_documents(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def redacted_request(
     *, provider: str, model: str, question: str, system: str, documents: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    record: dict[str, Any] = redact_secrets(
+    record: dict[str, Any] = redact_value(
         {
             "provider": provider,
             "model": model,
@@ -66,7 +67,7 @@ def redacted_request(
 def audit(event: str, correlation_id: str, **fields: Any) -> None:
     """Append one JSON line to `logs/audit.jsonl` (llm.request, llm.response, llm.error)."""
     record = {"ts": round(time.time(), 3), "event": event, "correlation_id": correlation_id}
-    record.update(redact_secrets(fields))
+    record.update(redact_value(fields))
     path = ensure_private_dir(logs_dir()) / AUDIT_FILE
     with path.open("a", encoding="utf-8") as stream:
         stream.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
@@ -77,5 +78,5 @@ def debug_packet(correlation_id: str, name: str, packet: Any) -> Path | None:
     if os.environ.get(DEBUG_ENV) != "1":
         return None
     path = ensure_private_dir(logs_dir() / "packets") / f"{correlation_id}.{name}.json"
-    path.write_text(json.dumps(redact_secrets(packet), ensure_ascii=False, indent=2), "utf-8")
+    path.write_text(json.dumps(redact_value(packet), ensure_ascii=False, indent=2), "utf-8")
     return path

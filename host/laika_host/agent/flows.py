@@ -23,6 +23,7 @@ from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
 from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
+from ..redact import redact_text
 from ..store import InvalidInputError, Store
 from ..store.runs import RunLinks, RunUsage
 from . import audit
@@ -308,7 +309,10 @@ def _chat_request(
         model=provider.model,
         messages=[
             ChatMessage(role="system", content=prompt_for(task, markdown_mode=markdown_mode)),
-            ChatMessage(role="user", content=user_prompt(question, pack.documents, pack.note())),
+            ChatMessage(
+                role="user",
+                content=user_prompt(redact_text(question), pack.documents, pack.note()),
+            ),
         ],
         response_format=response_format() if supports_json else None,
         max_tokens=max_tokens,

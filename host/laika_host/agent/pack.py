@@ -6,7 +6,8 @@ question (FTS5 bm25) go in full, the next tier as summaries, the rest as titles 
 index), and the pack says what was left out. A page becomes one
 `web.observation.summary.v1`, plus `web.observation.chunk.v1` documents when it is long.
 Every document is `trust: "untrusted"`, doc_ids are stable (`src:<id>`, `page:<hash>`), and
-only stored, sanitized Markdown goes in: no cookies, credentials or raw HTML.
+only stored, sanitized Markdown goes in, redacted once more on its way out (`laika_host.redact`):
+no cookies, credentials or raw HTML.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..capture.bounds import TRUNCATION_MARKER
+from ..redact import redact_text, redact_url, redact_value
 from .verify import PackedSource
 
 CHARS_PER_TOKEN = 3  # conservative: prose runs 3.5-4.5 characters per token
@@ -84,7 +86,7 @@ def pack_collection(
 ) -> Pack:
     """Index + the most relevant sources in full, then summaries, then titles only."""
     pack = Pack(budget=budget_tokens)
-    ranked = sorted(sources, key=lambda s: -s.relevance)
+    ranked = sorted((_redacted_labels(s) for s in sources), key=lambda s: -s.relevance)
     listed = _index_entries(ranked, int(budget_tokens * INDEX_SHARE))
     pack.unlisted = len(ranked) - len(listed)
     index = _index_document(collection_id, collection_title, listed)
@@ -95,10 +97,30 @@ def pack_collection(
     for source in ranked:
         if pack.tiers[source.source_id] == "title":
             pack.tiers[source.source_id] = _take(pack, source.summary, "summary", budget_tokens)
-    chosen = [(s, pack.tiers[s.source_id]) for s in ranked if pack.tiers[s.source_id] != "title"]
+    chosen = [
+        (_redacted_bodies(s), pack.tiers[s.source_id])
+        for s in ranked
+        if pack.tiers[s.source_id] != "title"
+    ]
     pack.documents = [index] + [_source_document(collection_id, s, tier) for s, tier in chosen]
     pack.sources = [_packed(s) for s, _ in chosen]
     return pack
+
+
+def _redacted_labels(source: SourceText) -> SourceText:
+    """Rows written before redaction covered every field (or by an older Laika) are redacted
+    on their way to a model: the URL and title of every source (the index lists them) ..."""
+    return replace(source, url=redact_url(source.url), title=redact_text(source.title))
+
+
+def _redacted_bodies(source: SourceText) -> SourceText:
+    """... and the bodies of the sources that fit the budget (only those are sent)."""
+    return replace(
+        source,
+        markdown=redact_text(source.markdown),
+        text=redact_text(source.text),
+        summary=redact_text(source.summary),
+    )
 
 
 def _take(pack: Pack, text: str, tier: Tier, limit: int) -> Tier:
@@ -190,6 +212,14 @@ def pack_page(
     source_id: str | None = None,
 ) -> Pack:
     """One observed page: a summary document, plus chunk documents when it is long."""
+    url, title, markdown, text = (
+        redact_url(url),
+        redact_text(title),
+        redact_text(markdown),
+        redact_text(text),
+    )
+    summary, chunks = redact_text(summary), [redact_text(chunk) for chunk in chunks]
+    links = redact_value(links)
     page_id = f"page:{content_hash[:16]}"
     long = len(chunks) > 1
     summary_content: dict[str, Any] = {

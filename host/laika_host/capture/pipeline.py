@@ -18,7 +18,7 @@ import lxml.html
 from lxml import etree
 from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstruction
 
-from ..secrets import scrub_text
+from ..redact import redact_text, redact_url
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import chunk, truncate
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
@@ -94,7 +94,7 @@ def capture_html(
     if input_cut:
         found.add("truncated")
     named = NamedSignals()
-    page_url = strip_credentials(url) if url and is_web_url(url) else url
+    page_url = redact_url(url) if url else url  # a bad port is no reason to keep a password
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
     clock.run("prune", lambda: prune(tree, named))
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
@@ -114,10 +114,10 @@ def capture_html(
             visible=visible,
         ),
     )
-    markdown, truncated = truncate(scrub_text(markdown), options.max_chars)
+    markdown, truncated = truncate(redact_text(markdown), options.max_chars)
     if truncated:
         found.add("truncated")
-    plain = markdown_to_text(markdown)
+    plain = redact_text(markdown_to_text(markdown))  # the store then finds both clean
     if len(plain) < 300:
         found.add("sparse_text")
     links = (
@@ -126,12 +126,12 @@ def capture_html(
         else []
     )
     links = [
-        replace(link, text=scrub_text(link.text), context=scrub_text(link.context))
+        replace(link, text=redact_text(link.text), context=redact_text(link.context))
         for link in links
     ]
     return Capture(
-        title=meta.title or meta.h1,
-        byline=meta.byline,
+        title=_redacted(meta.title or meta.h1),
+        byline=_redacted(meta.byline),
         published=meta.published,
         language=meta.language,
         canonical_url=_canonical(meta, base),
@@ -148,6 +148,10 @@ def capture_html(
         encoding=encoding,
         timings=clock.timings,
     )
+
+
+def _redacted(text: str | None) -> str | None:
+    return redact_text(text) if text else text
 
 
 def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:

@@ -3,13 +3,15 @@
 Normalization lets "the same page" collapse to one source (Karakeep users saw 12,844 bookmarks
 become 2,257 once this was done): lowercase scheme and host, no default port, no fragment, one
 trailing-slash form, sorted query, tracking and credential-like parameters dropped.
-Credential-like parameters are also removed from every URL we store or show.
+Credentials are also removed from every URL we store or show (`laika_host.redact`).
 """
 
 from __future__ import annotations
 
 import re
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from ..redact import is_secret_name, redact_url
 
 TRACKING_PARAMS = frozenset(
     {
@@ -37,47 +39,14 @@ TRACKING_PARAMS = frozenset(
     }
 )
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "ga_", "hsa_")
-CREDENTIAL_PARAMS = frozenset(
-    {
-        "token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "auth",
-        "auth_token",
-        "authorization",
-        "key",
-        "api_key",
-        "apikey",
-        "api-key",
-        "secret",
-        "client_secret",
-        "password",
-        "passwd",
-        "pwd",
-        "pass",
-        "session",
-        "session_id",
-        "sessionid",
-        "sid",
-        "phpsessid",
-        "jsessionid",
-        "sig",
-        "signature",
-        "x-amz-signature",
-        "x-amz-credential",
-        "x-amz-security-token",
-        "code",
-        "otp",
-        "ticket",
-    }
-)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def is_credential_param(name: str) -> bool:
-    return name.lower() in CREDENTIAL_PARAMS
+    """A query parameter that carries a secret (`token`, `accessToken`, `X-Amz-Signature`,
+    `key`, ...): the rule is `laika_host.redact.is_secret_name`."""
+    return is_secret_name(name, in_url=True)
 
 
 def is_tracking_param(name: str) -> bool:
@@ -96,22 +65,8 @@ def absolute_url(href: str, base: str | None) -> str | None:
 
 
 def strip_credentials(url: str) -> str:
-    """The URL without user:password and without credential-like query parameters."""
-    parts = urlsplit(url)
-    netloc = parts.netloc.rpartition("@")[2]
-    query = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not is_credential_param(k)
-    ]
-    kept_query = (
-        urlencode(query, doseq=True) if len(query) != _param_count(parts.query) else parts.query
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, kept_query, parts.fragment))
-
-
-def _param_count(query: str) -> int:
-    return len(parse_qsl(query, keep_blank_values=True))
+    """The URL without user info and without secrets in its query, fragment or path."""
+    return redact_url(url)
 
 
 def normalize_url(url: str) -> str:

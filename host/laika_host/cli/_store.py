@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
+from ..controls import strip_controls
 from ..store import Store, StoreError, open_store
+from ._output import echo
 
 T = TypeVar("T")
 
@@ -33,16 +34,13 @@ def run_with_store(work: Callable[[Store], Awaitable[T]]) -> T:
     try:
         return asyncio.run(main())
     except StoreError as error:
-        click.echo(f"laika: {error}", err=True)
+        echo(f"laika: {error}", err=True)
         sys.exit(1)
-
-
-def print_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:
     """A plain aligned text table (for humans; scripts use --json)."""
+    rows = [[strip_controls(cell) for cell in row] for row in rows]  # widths of what is shown
     widths = [len(header) for header in headers]
     for row in rows:
         widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]

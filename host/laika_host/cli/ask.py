@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from ._store import json_option, print_json, run_with_store
+from ._output import echo, print_json
+from ._store import json_option, run_with_store
 
 provider_options = [
     click.option(
@@ -75,7 +76,7 @@ def ask(
     from ..agent.flows import ask as ask_flow
 
     provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
-    stream = None if as_json else (lambda text: click.echo(text, nl=False, err=True))
+    stream = None if as_json else (lambda text: echo(text, nl=False, err=True))
     answer = run_with_store(
         lambda store: ask_flow(
             store, question, collection, provider=provider, max_tokens=max_tokens, on_delta=stream
@@ -95,15 +96,15 @@ def _finish(answer: dict[str, Any], *, as_json: bool) -> None:
 
 
 def _print_answer(answer: dict[str, Any]) -> None:
-    click.echo(answer["answer_markdown"])
+    echo(answer["answer_markdown"])
     for number, citation in enumerate(answer["citations"], start=1):
         mark = "verified" if citation["verified"] else "UNVERIFIED"
-        click.echo(f"\n[{number}] {mark}: “{citation['quote']}”")
-        click.echo(f"    {citation['locator'] or citation['url'] or citation['source_id']}")
+        echo(f"\n[{number}] {mark}: “{citation['quote']}”")
+        echo(f"    {citation['locator'] or citation['url'] or citation['source_id']}")
         if citation.get("reason"):
-            click.echo(f"    {citation['reason']}")
+            echo(f"    {citation['reason']}")
     for warning in answer["warnings"]:
-        click.echo(f"note: {warning}", err=True)
+        echo(f"note: {warning}", err=True)
 
 
 @click.command()
@@ -132,7 +133,7 @@ def summarize(
 
     capture = read_page(source, page_url)
     provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
-    stream = None if as_json else (lambda text: click.echo(text, nl=False, err=True))
+    stream = None if as_json else (lambda text: echo(text, nl=False, err=True))
     answer = run_with_store(
         lambda store: summarize_flow(
             store,

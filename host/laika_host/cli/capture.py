@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from ._output import echo, print_json
 
 if TYPE_CHECKING:
     from ..capture import Capture, CaptureOptions
@@ -67,11 +68,7 @@ def capture(
     )
     result = read_page(source, page_url, options)
     if dry_run:
-        click.echo(
-            json.dumps(result.to_json(), ensure_ascii=False, indent=2)
-            if as_json
-            else result.markdown
-        )
+        print_json(result.to_json()) if as_json else echo(result.markdown)
         return
     _store(result, collection, as_json=as_json)
 
@@ -94,21 +91,21 @@ def read_page(source: str, page_url: str | None, options: CaptureOptions | None 
             raw = path.read_bytes()
         return capture_html(raw, page_url, options=options)
     except CaptureError as exc:
-        click.echo(f"laika: {exc}", err=True)
+        echo(f"laika: {exc}", err=True)
         sys.exit(2)
 
 
 def _store(result: Capture, collection: str, *, as_json: bool) -> None:
-    from ._store import print_json, run_with_store
+    from ._store import run_with_store
 
     saved = run_with_store(lambda store: store.sources.save_capture(collection, result))
     if as_json:
         print_json(saved.to_json())
         return
     source = saved.source
-    click.echo(
+    echo(
         f"{saved.outcome}: {source.id} in {saved.collection}: {source.title or source.url} "
         f"({source.markdown_chars:,} chars, version {source.capture_version})"
     )
     if saved.reason:
-        click.echo(f"why: {saved.reason}")
+        echo(f"why: {saved.reason}")

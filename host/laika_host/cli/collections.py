@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ._store import json_option, print_json, run_with_store, table
+from ..controls import strip_controls
+from ._output import echo, print_json
+from ._store import json_option, run_with_store, table
 
 
 @click.group()
@@ -21,10 +23,10 @@ def list_collections(as_json: bool) -> None:
         print_json({"collections": [c.to_json() for c in found]})
         return
     if not found:
-        click.echo("no collections yet: `laika capture PAGE` saves into Inbox")
+        echo("no collections yet: `laika capture PAGE` saves into Inbox")
         return
     rows = [[c.title, str(c.source_count), c.updated_at, c.id] for c in found]
-    click.echo(table(rows, ["TITLE", "SOURCES", "UPDATED", "ID"]))
+    echo(table(rows, ["TITLE", "SOURCES", "UPDATED", "ID"]))
 
 
 @collections.command("create")
@@ -33,9 +35,7 @@ def list_collections(as_json: bool) -> None:
 def create(title: str, as_json: bool) -> None:
     """Create a collection."""
     created = run_with_store(lambda store: store.collections.create(title))
-    print_json(created.to_json()) if as_json else click.echo(
-        f"created {created.title} ({created.id})"
-    )
+    print_json(created.to_json()) if as_json else echo(f"created {created.title} ({created.id})")
 
 
 @collections.command("rename")
@@ -45,7 +45,7 @@ def create(title: str, as_json: bool) -> None:
 def rename(collection: str, new_title: str, as_json: bool) -> None:
     """Rename COLLECTION (title or id) to NEW_TITLE."""
     renamed = run_with_store(lambda store: store.collections.rename(collection, new_title))
-    print_json(renamed.to_json()) if as_json else click.echo(f"renamed to {renamed.title}")
+    print_json(renamed.to_json()) if as_json else echo(f"renamed to {renamed.title}")
 
 
 @collections.command("delete")
@@ -56,9 +56,10 @@ def delete(collection: str, yes: bool, as_json: bool) -> None:
     """Delete COLLECTION with its sources, jobs, chat and artifacts (LLM run logs stay)."""
     if not yes:
         target = run_with_store(lambda store: store.collections.get(collection))
-        click.confirm(f"delete {target.title} and its {target.source_count} sources?", abort=True)
+        question = f"delete {target.title} and its {target.source_count} sources?"
+        click.confirm(strip_controls(question), abort=True)
     deleted = run_with_store(lambda store: store.collections.delete(collection))
     if as_json:
         print_json({"deleted": deleted.to_json()})
     else:
-        click.echo(f"deleted {deleted.title} ({deleted.source_count} sources)")
+        echo(f"deleted {deleted.title} ({deleted.source_count} sources)")

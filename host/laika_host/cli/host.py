@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ._output import echo
+
 
 @click.command(
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
@@ -49,7 +51,7 @@ def serve(socket_path: Path | None) -> None:
 
     configure_logging("serve.log")
     path = socket_path or data_dir() / "laika.sock"
-    click.echo(f"serving on {path} (Ctrl-C to stop)", err=True)
+    echo(f"serving on {path} (Ctrl-C to stop)", err=True)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_socket(path))

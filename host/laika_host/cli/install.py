@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+
+from ._output import echo, print_json
 
 if TYPE_CHECKING:
     from ..native.doctor import BrowserReport
@@ -69,8 +70,8 @@ def install(
     )
     for item in done:
         where = f" (registry {item.registry_key})" if item.registry_key else ""
-        click.echo(f"{item.browser.key:9} {item.manifest}{where}")
-    click.echo("installed; check with `laika doctor`")
+        echo(f"{item.browser.key:9} {item.manifest}{where}")
+    echo("installed; check with `laika doctor`")
 
 
 @click.command()
@@ -83,9 +84,9 @@ def uninstall(browsers: tuple[str, ...], user_data_dir: Path | None) -> None:
 
     removed = do_uninstall(select(browsers, user_data_dir), user_data_dir=user_data_dir)
     for path in removed:
-        click.echo(f"removed {path}")
+        echo(f"removed {path}")
     if not removed:
-        click.echo("nothing to remove")
+        echo("nothing to remove")
 
 
 @click.command()
@@ -120,7 +121,7 @@ def doctor(
         ] or candidates
     reports = [diagnose(browser, options) for browser in candidates]
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in reports], indent=2))
+        print_json([r.to_json() for r in reports])
     else:
         _print_reports(reports)
     sys.exit(0 if all(r.ok for r in reports) else 1)
@@ -129,13 +130,13 @@ def doctor(
 def _print_reports(reports: list[BrowserReport]) -> None:
     marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
     for report in reports:
-        click.echo(f"{report.browser.label} ({report.manifest})")
+        echo(f"{report.browser.label} ({report.manifest})")
         for finding in report.findings:
             line = f"  {marks[finding.level]}  {finding.check}"
-            click.echo(line + (f": {finding.detail}" if finding.detail else ""))
+            echo(line + (f": {finding.detail}" if finding.detail else ""))
             if finding.browser_says:
-                click.echo(f"        the browser says: {finding.browser_says!r}")
+                echo(f"        the browser says: {finding.browser_says!r}")
             if finding.fix:
-                click.echo(f"        fix: {finding.fix}")
+                echo(f"        fix: {finding.fix}")
     failed = [r.browser.key for r in reports if not r.ok]
-    click.echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")
+    echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")

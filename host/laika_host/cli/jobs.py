@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..store import Store
-from ._store import json_option, print_json, run_with_store, table
+from ._output import echo, print_json
+from ._store import json_option, run_with_store, table
 
 
 @click.group()
@@ -28,9 +29,7 @@ def list_jobs(status: str | None, as_json: bool) -> None:
         [j.id, j.status, f"{j.attempt_count}/{j.max_attempts}", j.source_id, j.last_error or ""]
         for j in found
     ]
-    click.echo(
-        table(rows, ["ID", "STATUS", "ATTEMPTS", "SOURCE", "LAST ERROR"]) if rows else "no jobs"
-    )
+    echo(table(rows, ["ID", "STATUS", "ATTEMPTS", "SOURCE", "LAST ERROR"]) if rows else "no jobs")
 
 
 @jobs.command("run")
@@ -48,4 +47,4 @@ def run(max_jobs: int | None, as_json: bool) -> None:
     if as_json:
         print_json(summary)
     else:
-        click.echo(", ".join(f"{len(ids)} {name}" for name, ids in summary.items()))
+        echo(", ".join(f"{len(ids)} {name}" for name, ids in summary.items()))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from types import FrameType
 
 import click
+
+from ._output import echo, print_json
 
 
 @click.group("local-model")
@@ -30,9 +31,9 @@ def setup(as_json: bool) -> None:
     except LocalModelError as error:
         raise click.ClickException(str(error)) from None
     if as_json:
-        click.echo(json.dumps(paths, indent=2))
+        print_json(paths)
     else:
-        click.echo(f"weights:      {paths['weights']}\nllama-server: {paths['llama_server']}")
+        echo(f"weights:      {paths['weights']}\nllama-server: {paths['llama_server']}")
 
 
 @local_model.command()
@@ -47,8 +48,8 @@ def serve(port: int | None) -> None:
     signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
         with LocalServer(port=port) as server:
-            click.echo(server.base_url)
-            click.echo(f"log: {server.log_path} (Ctrl-C to stop)", err=True)
+            echo(server.base_url)
+            echo(f"log: {server.log_path} (Ctrl-C to stop)", err=True)
             status = server.wait()
     except KeyboardInterrupt:
         return

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..store import Store
-from ._store import json_option, print_json, run_with_store, shorten, table
+from ._output import echo, print_json
+from ._store import json_option, run_with_store, shorten, table
 
 
 @click.group(invoke_without_command=True)
@@ -38,7 +39,7 @@ def list_runs(limit: int = 20, as_json: bool = False) -> None:
         for r in runs
     ]
     header = ["ID", "WHEN", "KIND", "PROVIDER/MODEL", "STATUS", "TOKENS", "ERROR"]
-    click.echo(table(rows, header) if rows else "no model calls yet")
+    echo(table(rows, header) if rows else "no model calls yet")
 
 
 @logs.command("show")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ._store import json_option, print_json, table
+from ._output import echo, print_json
+from ._store import json_option, table
 
 KINDS = ["openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"]
 
@@ -47,7 +48,7 @@ def list_models(no_probe: bool, as_json: bool) -> None:
         [r["id"], r["kind"], r["model"], "yes" if r["answers"] else "no", r["detail"]]
         for r in [*rows, builtin]
     ]
-    click.echo(table(lines, ["ID", "KIND", "MODEL", "ANSWERS", "DETAIL"]))
+    echo(table(lines, ["ID", "KIND", "MODEL", "ANSWERS", "DETAIL"]))
 
 
 @models.command("add")
@@ -109,7 +110,7 @@ def add(
     if as_json:
         print_json({"saved": provider.model_dump(mode="json"), "path": str(path)})
     else:
-        click.echo(f"saved {provider_id} ({kind}, {model}) to {path}")
+        echo(f"saved {provider_id} ({kind}, {model}) to {path}")
 
 
 @models.command("remove")
@@ -123,4 +124,4 @@ def remove(provider_id: str) -> None:
     if len(kept) == len(providers):
         raise click.ClickException(f"no provider {provider_id!r}; `laika models list` shows them")
     save_providers(kept)
-    click.echo(f"removed {provider_id}")
+    echo(f"removed {provider_id}")

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+from ._output import echo
+
 if TYPE_CHECKING:
     from ..protocol import Document
 
@@ -41,7 +43,7 @@ def render(source: BinaryIO, as_document: bool, allow_images: bool) -> None:
         html = document_to_safe_html(_load_document(data), allow_images=allow_images)
     else:
         html = markdown_to_safe_html(data.decode("utf-8", "replace"), allow_images=allow_images)
-    click.echo(html, nl=not html.endswith("\n"))
+    echo(html, nl=not html.endswith("\n"))
 
 
 def _load_document(data: bytes) -> Document:
@@ -51,11 +53,11 @@ def _load_document(data: bytes) -> Document:
     try:
         result = check_object(parse_json(data), "render_document")
     except NotJsonError as exc:
-        click.echo(f"laika render: {exc}. Give one JSON object (a render Document).", err=True)
+        echo(f"laika render: {exc}. Give one JSON object (a render Document).", err=True)
         sys.exit(EXIT_NOT_JSON)
     if not isinstance(result.value, Document):
-        click.echo("laika render: not a valid render Document:", err=True)
+        echo("laika render: not a valid render Document:", err=True)
         for issue in result.issues:
-            click.echo(f"  {issue}", err=True)
+            echo(f"  {issue}", err=True)
         sys.exit(EXIT_INVALID)
     return result.value

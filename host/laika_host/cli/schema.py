@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ._output import echo
+
 
 def default_schema_dir() -> Path:
     """`schema/` of the source checkout this package runs from, else `./schema`."""
@@ -38,7 +40,7 @@ def export(directory: Path | None) -> None:
 
     target = directory or default_schema_dir()
     written = export_schemas(target)
-    click.echo(f"wrote {len(written)} schema files to {target}")
+    echo(f"wrote {len(written)} schema files to {target}")
 
 
 @schema.command()
@@ -51,13 +53,13 @@ def check(directory: Path | None, diff: bool) -> None:
     target = directory or default_schema_dir()
     drifts = check_schemas(target)
     if not drifts:
-        click.echo(f"ok: {len(generate_schemas())} schema files in {target} match the models")
+        echo(f"ok: {len(generate_schemas())} schema files in {target} match the models")
         return
     for drift in drifts:
-        click.echo(f"{target / drift.path}: {drift.problem}")
+        echo(f"{target / drift.path}: {drift.problem}")
         if diff and drift.diff:
-            click.echo(drift.diff)
-    click.echo(
+            echo(drift.diff)
+    echo(
         f"{len(drifts)} schema file(s) out of date; run `laika schema export` and commit.",
         err=True,
     )

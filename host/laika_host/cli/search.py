@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..store import SearchHit, Store
-from ._store import collection_option, json_option, print_json, run_with_store, shorten
+from ._output import echo, print_json
+from ._store import collection_option, json_option, run_with_store, shorten
 
 
 @click.command()
@@ -26,9 +27,9 @@ def search(query: tuple[str, ...], collection: str | None, limit: int, as_json: 
         print_json({"query": text, "hits": [hit.to_json() for hit in hits]})
         return
     if not hits:
-        click.echo(f"nothing found for {text!r}")
+        echo(f"nothing found for {text!r}")
     for hit in hits:
-        click.echo(f"{hit.id}  {shorten(hit.title, 70)}")
+        echo(f"{hit.id}  {shorten(hit.title, 70)}")
         if hit.url:
-            click.echo(f"    {hit.url}")
-        click.echo(f"    {shorten(hit.snippet, 160)}")
+            echo(f"    {hit.url}")
+        echo(f"    {shorten(hit.snippet, 160)}")

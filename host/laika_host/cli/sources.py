@@ -10,10 +10,10 @@ import click
 
 from ..store import Store
 from ..store.collections import DEFAULT_COLLECTION
+from ._output import echo, print_json
 from ._store import (
     collection_option,
     json_option,
-    print_json,
     run_with_store,
     shorten,
     table,
@@ -38,7 +38,7 @@ def list_sources(collection: str | None, limit: int, as_json: bool) -> None:
     rows = [
         [s.id, s.kind, s.capture_status, shorten(s.title, 40), shorten(s.url, 50)] for s in found
     ]
-    click.echo(table(rows, ["ID", "KIND", "STATUS", "TITLE", "URL"]) if rows else "no sources")
+    echo(table(rows, ["ID", "KIND", "STATUS", "TITLE", "URL"]) if rows else "no sources")
 
 
 @sources.command("show")
@@ -55,13 +55,13 @@ def show(source_id: str, version: int | None, as_json: bool) -> None:
     """Print one source's Markdown (or, with --json, everything stored about it)."""
     if version is not None:
         old = run_with_store(lambda store: store.sources.version(source_id, version))
-        print_json(old.to_json()) if as_json else click.echo(old.markdown)
+        print_json(old.to_json()) if as_json else echo(old.markdown)
         return
     found = run_with_store(lambda store: store.sources.get(source_id))
     if as_json:
         print_json(found.to_json())
     else:
-        click.echo(found.markdown or f"(not captured yet: {found.capture_status})")
+        echo(found.markdown or f"(not captured yet: {found.capture_status})")
 
 
 @sources.command("versions")
@@ -84,7 +84,7 @@ def versions(source_id: str, as_json: bool) -> None:
         for v in found
     ]
     headers = ["VERSION", "CAPTURED", "CHARS", "SIGNALS", "TITLE"]
-    click.echo(table(rows, headers) if rows else "no captures yet")
+    echo(table(rows, headers) if rows else "no captures yet")
 
 
 @sources.command("add")
@@ -114,9 +114,9 @@ def add(url: str, collection: str | None, queue_only: bool, as_json: bool) -> No
     job, source = result["job"], result["source"]
     assert isinstance(job, dict)
     assert isinstance(source, dict)
-    click.echo(f"{source['id']} {source['capture_status']}: {source['url']} (job {job['status']})")
+    echo(f"{source['id']} {source['capture_status']}: {source['url']} (job {job['status']})")
     if job.get("last_error"):
-        click.echo(f"last error: {job['last_error']}", err=True)
+        echo(f"last error: {job['last_error']}", err=True)
 
 
 @sources.command("note")
@@ -133,7 +133,7 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
     if as_json:
         print_json(saved.to_json())
     else:
-        click.echo(f"{saved.source.id} note in {saved.collection}: {saved.source.title}")
+        echo(f"{saved.source.id} note in {saved.collection}: {saved.source.title}")
 
 
 @sources.command("refresh")
@@ -176,11 +176,11 @@ def refresh(source_id: str, queue_only: bool, force: bool, as_json: bool) -> Non
     assert isinstance(job, dict)
     assert isinstance(source, dict)
     outcome = result["outcome"] or job["status"]
-    click.echo(f"{source['id']} {outcome}: version {source['capture_version']} (job {job['id']})")
+    echo(f"{source['id']} {outcome}: version {source['capture_version']} (job {job['id']})")
     if result["reason"]:
-        click.echo(f"why: {result['reason']}")
+        echo(f"why: {result['reason']}")
     if job.get("last_error"):
-        click.echo(f"last error: {job['last_error']}", err=True)
+        echo(f"last error: {job['last_error']}", err=True)
 
 
 @sources.command("delete")
@@ -192,7 +192,7 @@ def delete(source_id: str, as_json: bool) -> None:
     if as_json:
         print_json({"deleted": deleted.to_json()})
     else:
-        click.echo(f"deleted {deleted.id} {shorten(deleted.title, 60)}")
+        echo(f"deleted {deleted.id} {shorten(deleted.title, 60)}")
 
 
 def _read_text(path: Path) -> str:

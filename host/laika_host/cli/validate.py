@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import BinaryIO
 
 import click
+
+from ._output import echo, print_json
 
 EXIT_VALID = 0
 EXIT_INVALID = 1
@@ -56,8 +57,8 @@ def validate(source: BinaryIO, kind: str, as_json: bool) -> None:
         result = check_object(parse_json(source.read()), kind)
     except NotJsonError as exc:
         if as_json:
-            click.echo(json.dumps({"ok": False, "error": "not_json", "message": str(exc)}))
-        click.echo(f"laika validate: {exc}. Give one JSON object (an LLMCP packet).", err=True)
+            print_json({"ok": False, "error": "not_json", "message": str(exc)}, indent=None)
+        echo(f"laika validate: {exc}. Give one JSON object (an LLMCP packet).", err=True)
         sys.exit(EXIT_NOT_JSON)
     if as_json:
         issues = [{"path": i.path, "message": i.message, "code": i.code} for i in result.issues]
@@ -68,10 +69,10 @@ def validate(source: BinaryIO, kind: str, as_json: bool) -> None:
             "content_path": result.content_path,
             "issues": issues,
         }
-        click.echo(json.dumps(summary, ensure_ascii=False))
+        print_json(summary, indent=None)
     elif result.ok:
-        click.echo(f"ok {result.kind} {result.label}")
+        echo(f"ok {result.kind} {result.label}")
     else:
         for issue in result.issues:
-            click.echo(str(issue))
+            echo(str(issue))
     sys.exit(EXIT_VALID if result.ok else EXIT_INVALID)

@@ -1,7 +1,8 @@
 """The error taxonomy: every provider failure becomes one `LlmError` kind.
 
-Messages never carry secrets: `scrub` removes the configured key (and anything shaped like
-a key or bearer token) before an error is raised, logged or stored.
+Messages never carry secrets: `scrub` removes the configured key (and, through
+`laika_host.redact`, anything shaped like a key or token) before an error is raised, logged
+or stored.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Literal
+
+from ..redact import redact_text
 
 ErrorKind = Literal[
     "auth",
@@ -25,9 +28,6 @@ _CONTEXT_WORDS = re.compile(
     r"context[ _]length|context window|too many tokens|prompt is too long|maximum context|"
     r"num_ctx|exceeds the (?:model's )?(?:maximum|context)|context size",
     re.IGNORECASE,
-)
-_KEYLIKE = re.compile(
-    r"(?i:bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\bAIza[0-9A-Za-z_-]{30,}"
 )
 MAX_MESSAGE = 500
 
@@ -102,7 +102,7 @@ def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[redacted]")
-    return _KEYLIKE.sub("[redacted]", text)
+    return redact_text(text)
 
 
 def provider_message(body: bytes | str) -> str:

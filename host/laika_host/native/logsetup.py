@@ -1,7 +1,9 @@
 """Host logging: stderr (the browser keeps it) and a rotating file in the data directory.
 
 Never stdout: that is the frame stream. Request payloads are never logged, only their type,
-id, outcome and timing.
+id, outcome and timing. Whatever does get logged (an id, an extension's `host.log` line, an
+exception) is untrusted: `SafeFormatter` redacts secrets from each final record and escapes
+its control characters, so one record is one line and no bearer token or cookie is kept.
 """
 
 from __future__ import annotations
@@ -12,11 +14,21 @@ import os
 import sys
 from pathlib import Path
 
+from ..controls import escape_controls
 from ..paths import ensure_private_dir, logs_dir
+from ..redact import redact_text
 
 LOG_FORMAT = "%(asctime)s %(levelname)s pid=%(process)d %(name)s: %(message)s"
 MAX_LOG_BYTES = 1_000_000
 LOG_BACKUPS = 3
+
+
+class SafeFormatter(logging.Formatter):
+    """The standard format, then secrets redacted and CR/LF (and every other control
+    character, tracebacks' newlines too) escaped: one record, one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return escape_controls(redact_text(super().format(record)))
 
 
 def configure_logging(file_name: str = "host.log") -> Path | None:
@@ -28,7 +40,7 @@ def configure_logging(file_name: str = "host.log") -> Path | None:
         root.removeHandler(handler)
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.WARNING)
-    stderr.setFormatter(logging.Formatter(LOG_FORMAT))
+    stderr.setFormatter(SafeFormatter(LOG_FORMAT))
     root.addHandler(stderr)
     try:
         path = ensure_private_dir(logs_dir()) / file_name
@@ -38,6 +50,6 @@ def configure_logging(file_name: str = "host.log") -> Path | None:
     except OSError as exc:  # a read-only home must not stop the host
         root.warning("cannot write the log file in %s: %s", logs_dir(), exc)
         return None
-    to_file.setFormatter(logging.Formatter(LOG_FORMAT))
+    to_file.setFormatter(SafeFormatter(LOG_FORMAT))
     root.addHandler(to_file)
     return path

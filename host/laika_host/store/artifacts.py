@@ -7,6 +7,7 @@ import sqlite3
 
 from pydantic import JsonValue
 
+from ..redact import redact_text, redact_value
 from ._db import Database, Row
 from .errors import ConflictError, NotFoundError
 from .ids import new_id, now_ms
@@ -60,10 +61,10 @@ class Artifacts:
                         artifact_id,
                         collection_id,
                         type,
-                        title,
+                        redact_text(title),
                         dedupe_key,
                         json.dumps(source_ids or []),
-                        json.dumps(config or {}),
+                        json.dumps(redact_value(config or {})),
                         now,
                         now,
                     ),
@@ -99,9 +100,9 @@ class Artifacts:
                 (
                     status,
                     now,
-                    content_markdown,
-                    None if citations is None else json.dumps(citations),
-                    error,
+                    None if content_markdown is None else redact_text(content_markdown),
+                    None if citations is None else json.dumps(redact_value(citations)),
+                    None if error is None else redact_text(error),
                     status,
                     now,
                     artifact_id,

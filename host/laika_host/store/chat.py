@@ -10,6 +10,7 @@ from ._db import Database, Row
 from .errors import InvalidInputError
 from .ids import new_id, now_ms
 from .records import ChatEvent, ChatRole, loads, required_time
+from .redact import redact_row
 
 MAX_CHAT_MARKDOWN = 200_000
 
@@ -46,22 +47,24 @@ class Chat:
         if len(markdown) > MAX_CHAT_MARKDOWN:
             raise InvalidInputError(f"a chat message is at most {MAX_CHAT_MARKDOWN:,} characters")
         event_id = new_id("chat")
+        values = redact_row(
+            {
+                "id": event_id,
+                "collection_id": collection_id,
+                "role": role,
+                "markdown": markdown,
+                "citations_json": json.dumps(citations or []),
+                "tool_calls_json": json.dumps(tool_calls or []),
+                "tool_results_json": json.dumps(tool_results or []),
+                "model_json": None if model is None else json.dumps(model),
+                "created_at": now_ms(),
+            }
+        )
         async with self.db.transaction() as connection:
             await connection.execute(
-                "INSERT INTO chat_events (id, collection_id, role, markdown, citations_json, "
-                "tool_calls_json, tool_results_json, model_json, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    event_id,
-                    collection_id,
-                    role,
-                    markdown,
-                    json.dumps(citations or []),
-                    json.dumps(tool_calls or []),
-                    json.dumps(tool_results or []),
-                    None if model is None else json.dumps(model),
-                    now_ms(),
-                ),
+                f"INSERT INTO chat_events ({', '.join(values)}) "
+                f"VALUES ({', '.join('?' for _ in values)})",
+                tuple(values.values()),
             )
         row = await self.db.fetch_one("SELECT * FROM chat_events WHERE id = ?", (event_id,))
         assert row is not None

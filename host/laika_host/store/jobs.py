@@ -16,6 +16,7 @@ from typing import Literal
 
 import aiosqlite
 
+from ..redact import redact_text
 from ._db import Database, Row
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
@@ -192,7 +193,7 @@ class Jobs:
                 "UPDATE capture_jobs SET status = 'queued', last_error = ?, run_after = ?, "
                 "claimed_by = NULL, lease_until = NULL, updated_at = ? "
                 "WHERE id = ? AND status = 'running'",
-                (error[:2000], now + delay, now, job_id),
+                (redact_text(error)[:2000], now + delay, now, job_id),
             )
         return await self.get(job_id)
 
@@ -213,7 +214,16 @@ class Jobs:
                 "finished_at = ?, updated_at = ?, claimed_by = NULL, lease_until = NULL, "
                 "outcome = ?, outcome_reason = ? "
                 f"WHERE id = ? AND status IN ({', '.join('?' for _ in allowed)})",
-                (status, error and error[:2000], now, now, saved, reason, job_id, *allowed),
+                (
+                    status,
+                    error and redact_text(error)[:2000],
+                    now,
+                    now,
+                    saved,
+                    reason,
+                    job_id,
+                    *allowed,
+                ),
             )
             changed = cursor.rowcount
         job = await self.get(job_id)

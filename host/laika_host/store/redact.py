@@ -1,34 +1,41 @@
-"""Last-line secret scrubbing for anything we persist about model calls.
+"""The store's last line of redaction: every row is redacted as it is written.
 
-Callers redact on purpose (context bodies become digests); this pass makes sure that keys,
-bearer tokens, cookies and credential-like values never reach the database even if a caller
-forgets. It works on parsed JSON, key by key and string by string.
+Callers redact on purpose too (capture scrubs pages, audit digests context bodies); this pass
+makes sure no write path can forget. Columns are told apart by name: URLs (`url`, `*_url`),
+JSON (`*_json`), identifiers and fixed vocabularies (left alone) and text (everything else).
 """
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any
 
-from ..secrets import REDACTED, scrub_text
+from ..redact import redact_text, redact_url, redact_value
 
-_SECRET_KEYS = re.compile(
-    r"^(authorization|proxy-authorization|x-api-key|api[-_]?key|apikey|cookie|set-cookie|"
-    r"password|passwd|secret|client[-_]secret|access[-_]token|refresh[-_]token|token|"
-    r"session|sessionid|x-goog-api-key)$",
-    re.IGNORECASE,
+# Columns that hold ids, hashes, dates, enums or numbers: nothing a page or a model wrote.
+_PLAIN = frozenset(
+    {"id", "kind", "role", "status", "capture_status", "content_hash", "dedupe_key", "type"}
+    | {"published", "signals", "created_at", "updated_at", "added_at", "captured_at"}
 )
 
 
 def redact_secrets(value: Any) -> Any:
-    """A copy of `value` with secret-named keys and secret-looking strings replaced."""
-    if isinstance(value, dict):
-        return {
-            key: REDACTED if _SECRET_KEYS.match(str(key)) else redact_secrets(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [redact_secrets(item) for item in value]
-    if isinstance(value, str):
-        return scrub_text(value)
-    return value
+    """A copy of parsed JSON with secret-named keys and secret-looking strings replaced."""
+    return redact_value(value)
+
+
+def redact_row(columns: dict[str, Any]) -> dict[str, Any]:
+    """`columns` (name -> value about to be written) with every secret replaced."""
+    return {name: redact_column(name, value) for name, value in columns.items()}
+
+
+def redact_column(name: str, value: Any) -> Any:
+    if not isinstance(value, str) or name in _PLAIN or name.endswith("_id"):
+        return value
+    if name == "url" or name.endswith("_url"):
+        return redact_url(value)
+    if name.endswith("_json"):
+        parsed = json.loads(value)
+        redacted = redact_value(parsed)
+        return value if redacted == parsed else json.dumps(redacted)
+    return redact_text(value)

@@ -8,11 +8,11 @@ from typing import Literal
 
 from pydantic import JsonValue
 
+from ..redact import redact_text, redact_value
 from ._db import Database, Row
 from .errors import NotFoundError
 from .ids import new_id, now_ms
 from .records import LlmRun, loads, required_time
-from .redact import redact_secrets
 
 
 @dataclass
@@ -63,7 +63,7 @@ def _run(row: Row) -> LlmRun:
 
 
 def _dump(value: JsonValue) -> str | None:
-    return None if value is None else json.dumps(redact_secrets(value))
+    return None if value is None else json.dumps(redact_value(value))
 
 
 class Runs:
@@ -109,7 +109,7 @@ class Runs:
                     usage.duration_ms,
                     _dump(request),
                     _dump(response),
-                    redact_secrets(error) if error else None,
+                    redact_text(error) if error else None,
                     now_ms(),
                 ),
             )

@@ -20,6 +20,7 @@ import aiosqlite
 from ..capture.models import Capture
 from ..capture.text import markdown_to_text
 from ..capture.urls import is_web_url, normalize_url, strip_credentials
+from ..redact import redact_text, redact_url
 from ._db import Database, Row
 from .collections import Collections
 from .errors import InvalidInputError, NotFoundError
@@ -35,6 +36,7 @@ from .records import (
     required_time,
     time_of,
 )
+from .redact import redact_row
 from .refresh import keep_reason
 from .versions import Versions, archive
 
@@ -181,7 +183,7 @@ class Sources:
             "SELECT id, content_hash, capture_status, capture_version, provenance_json, "
             "signals, length(capture_text) AS text_chars "
             "FROM sources WHERE collection_id = ? AND normalized_url = ? AND kind = 'url'",
-            (collection_id, capture.normalized_url),
+            (collection_id, redact_url(capture.normalized_url or "")),
         )
         row = await cursor.fetchone()
         now = now_ms()
@@ -218,6 +220,7 @@ class Sources:
             "captured_at": now,
             "updated_at": now,
         }
+        assignments = redact_row(assignments)  # no write path may store a secret
         await connection.execute(
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
             (*assignments.values(), row["id"]),
@@ -247,6 +250,7 @@ class Sources:
             "captured_at": now if columns.get("capture_status") == "captured" else None,
             "updated_at": now,
         }
+        values = redact_row(values)  # no write path may store a secret
         await connection.execute(
             f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
             tuple(values.values()),
@@ -279,6 +283,7 @@ class Sources:
         if len(markdown) > MAX_NOTE_CHARS:
             raise InvalidInputError(f"a note is at most {MAX_NOTE_CHARS:,} characters")
         target = await self.collections.ensure(collection)
+        markdown = redact_text(markdown)  # before the hash, so the stored note matches it
         text = markdown_to_text(markdown)
         columns = {
             "title": title or _first_line(text),
@@ -298,7 +303,8 @@ class Sources:
         """A URL to capture later (status pending); an existing source for it is returned."""
         if not is_web_url(url):
             raise InvalidInputError(f"not a web address: {url!r} (give an http:// or https:// URL)")
-        clean, normalized = strip_credentials(url), normalize_url(url)
+        clean = strip_credentials(url)
+        normalized = strip_credentials(normalize_url(clean))  # as `redact_row` will store it
         target = await self.collections.ensure(collection)
         now = now_ms()
         async with self.db.transaction() as connection:
@@ -339,7 +345,7 @@ class Sources:
                 "UPDATE sources SET capture_error = ?, updated_at = ?, capture_status = "
                 "CASE capture_status WHEN 'captured' THEN 'captured' ELSE 'failed' END "
                 "WHERE id = ?",
-                (error[:2000], now_ms(), source_id),
+                (redact_text(error)[:2000], now_ms(), source_id),
             )
 
     async def get(self, source_id: str) -> SourceDetail:
