@@ -296,3 +296,43 @@ def test_the_host_answers_a_ping_after_every_hostile_frame(tmp_path: Path) -> No
     assert len(hosts) == 1
     assert outcomes["bad_json"] > 10, outcomes
     assert outcomes["bad_request"] > 10, outcomes
+
+
+def test_seven_hundred_concurrent_requests_with_id_collisions_and_cancel_races(
+    tmp_path: Path,
+) -> None:
+    """Back-pressure must not get in the way of ordinary concurrency: 700 slow requests, 70 of
+    them reusing an id still in flight, and 100 cancels racing their targets; each request gets
+    exactly one final reply that agrees with the others."""
+    rng = random.Random(700)
+    host = HostProcess(tmp_path)
+    try:
+        sent: Counter[str] = Counter()
+        batch = bytearray()
+        for n in range(700):
+            request_id = f"c{n % 630}"  # the last 70 reuse an id sent moments before
+            sent[request_id] += 1
+            payload = {"data": n, "delay_ms": rng.randint(300, 900)}
+            batch += frame({"id": request_id, "type": "host.echo", "payload": payload})
+        for n in range(100):
+            batch += frame(
+                {"id": f"x{n}", "type": "host.cancel", "payload": {"target_id": f"c{n}"}}
+            )
+        host.send_raw(bytes(batch))
+        replies = _collect(host, 800)
+        by_id: dict[str, list[str]] = {}
+        for reply in replies:
+            outcome = "ok" if reply["ok"] else reply["error"]["code"]
+            by_id.setdefault(reply["id"], []).append(outcome)
+        assert {rid: len(outcomes) for rid, outcomes in by_id.items() if rid[0] == "c"} == sent
+        assert Counter(o for rid in sent for o in by_id[rid] if o == "conflict")["conflict"] == 70
+        for n in range(100):
+            (cancel,) = by_id[f"x{n}"]
+            target = [o for o in by_id[f"c{n}"] if o != "conflict"]
+            assert cancel in {"ok", "not_found"}
+            assert target == (["cancelled"] if cancel == "ok" else ["ok"])
+        assert host.request({"id": "after", "type": "host.ping"})["ok"] is True
+        assert host.close() == 0
+        assert "Traceback" not in host.stderr
+    finally:
+        host.kill()

@@ -33,7 +33,11 @@ def resolve(target: str) -> Any:
 
 @dataclass(frozen=True)
 class Route:
-    """One message type (`name`); `payload` None means it takes no payload (`{}` or absent)."""
+    """One message type (`name`); `payload` None means it takes no payload (`{}` or absent).
+
+    `control` types answer at once with a small reply and never wait for back-pressure, so a
+    ping or a cancel gets through while big replies wait for the client to read them.
+    """
 
     name: str
     handler: str
@@ -41,6 +45,7 @@ class Route:
     payload: str | None = None
     result: str | None = None
     events: tuple[str, ...] = ()
+    control: bool = False
 
     def handler_function(self) -> Handler:
         function: Handler = resolve(self.handler)
