@@ -7,8 +7,10 @@ take, and once the client reads, every reply and a ping still arrive.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from laika_host.native.routes import default_router
+from laika_host.native.session import Session, SessionOptions
+from laika_host.native.stdio import StreamSink
 
 from native_client import CHROME_ORIGIN, HEADER, frame
 
@@ -177,3 +183,44 @@ def test_a_ping_overtakes_a_flood_of_big_replies(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+async def _serve_in_process(options: SessionOptions, requests: list[dict[str, Any]]) -> list[Any]:
+    """Run a real Session over a socket pair; send `requests` then end the input; return
+    every message the session wrote."""
+    host_end, client_end = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=host_end)
+    served = asyncio.create_task(
+        Session(reader, StreamSink(writer), default_router(), options).run()
+    )
+    client_reader, client_writer = await asyncio.open_connection(sock=client_end)
+    client_writer.write(b"".join(frame(request) for request in requests))
+    await client_writer.drain()
+    client_writer.write_eof()
+    messages = []
+    while header := await client_reader.read(HEADER.size):
+        (length,) = HEADER.unpack(header)
+        messages.append(json.loads(await client_reader.readexactly(length)))
+    await served
+    client_writer.close()
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("options", "most"),
+    [
+        (SessionOptions(max_inflight=4), 4),
+        (SessionOptions(max_inflight_request_bytes=25_000), 3),  # each echo frame is ~10 kB
+    ],
+    ids=["by-count", "by-request-bytes"],
+)
+def test_requests_in_flight_are_bounded(options: SessionOptions, most: int) -> None:
+    """Past the bound, frames stay unread until a request finishes; all are answered."""
+    echoes = [
+        {"id": n, "type": "host.echo", "payload": {"data": "y" * 10_000, "delay_ms": 150}}
+        for n in range(12)
+    ]
+    messages = asyncio.run(_serve_in_process(options, [*echoes, {"id": "i", "type": "host.info"}]))
+    replies = {message["id"]: message for message in messages}
+    assert all(replies[n]["ok"] for n in range(12))
+    assert 1 <= replies["i"]["result"]["inflight"] <= most
