@@ -107,6 +107,8 @@ class _RoundRobinWriter:
 
     async def wait_below(self, limit: int) -> None:
         """Until fewer than `limit` bytes wait to be written, or nobody will ever read them."""
+        if self.queued_bytes < limit or self.broken:
+            return  # the usual case, without taking the lock
         async with self._written:
             await self._written.wait_for(lambda: self.queued_bytes < limit or self.broken)
 
