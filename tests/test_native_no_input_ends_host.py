@@ -114,6 +114,20 @@ def test_a_request_is_decoded_or_answered_with_an_error_that_encodes(body: bytes
     assert _decoded_frames(frames_for(reply, threshold=SMALL_THRESHOLD)) == reply
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.text(min_size=1, max_size=5000).filter(lambda key: key not in ("id", "type", "payload")))
+def test_an_unknown_key_of_any_length_gets_a_short_error(key: str) -> None:
+    body = json.dumps({"id": 1, "type": "host.ping", key: 1}).encode()
+    try:
+        decode_request(body)
+    except InvalidRequestError as rejected:
+        error = rejected.error
+    else:
+        raise AssertionError("an unknown key was accepted")
+    assert error.code.value == "bad_request"
+    assert len(json.dumps(error.to_json(), ensure_ascii=False)) < 2000  # not ~3x the key
+
+
 @settings(max_examples=400, deadline=None)
 @given(reply_values, st.one_of(st.none(), st.integers(), st.text()))
 def test_the_encoder_never_raises_for_a_reply_value(value: Any, request_id: Any) -> None:

@@ -62,7 +62,7 @@ class Route:
         if self.payload is None:
             if payload:
                 rule = f"unknown key: {self.name} takes no payload"
-                raise bad_request([(f"payload.{key}", rule) for key in payload])
+                raise bad_request([(f"payload.{key[:64]}", rule) for key in payload])
             return None
         from pydantic import ValidationError
 
