@@ -939,3 +939,22 @@ def test_laika_validate_prints_path_and_rule(case: Case, tmp_path) -> None:
     assert any(line.startswith(f"{case.path}: ") and case.says in line for line in lines), (
         done.stdout
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (b'{"type": "request", "n": ' + b"9" * 5000 + b"}", b"more than 4300 digits"),
+        (b'{"type": "request", "n": 1e400}', b"too large for a 64-bit float"),
+        (b'{"type": "request", "id": "\\ud800"}', b"lone UTF-16 surrogate"),
+        (b'{"type": "request", "\\udfff": 1}', b"lone UTF-16 surrogate"),
+    ],
+    ids=["long-integer", "float-overflow", "lone-surrogate-value", "lone-surrogate-key"],
+)
+def test_laika_validate_exits_2_on_numbers_and_strings_json_cannot_carry(
+    body: bytes, named: bytes
+) -> None:
+    done = run_laika("validate", "-", stdin=body)
+    assert done.returncode == 2, done.stderr
+    assert named.decode() in done.stderr
+    assert "Traceback" not in done.stderr

@@ -10,6 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hostile_json import hostile_bodies, json_texts, number_tokens, string_tokens, to_bytes
+
 from native_client import HEADER, HostProcess, frame, raw_frame
 
 MIB = 1024 * 1024
@@ -201,5 +206,133 @@ def test_a_sixty_megabyte_request_is_read_and_answered(tmp_path: Path) -> None:
         assert "limit is 16777216" in reply["error"]["message"]
         assert host.request({"id": "after", "type": "host.ping"})["ok"] is True
         assert host.close() == 0
+    finally:
+        host.kill()
+
+
+@st.composite
+def hostile_requests(draw: st.DrawFn) -> bytes:
+    """A frame shaped like a real request whose id, payload values or keys are hostile JSON
+    text: numbers past every limit, lone surrogates, deep nesting."""
+    request_id = draw(st.one_of(st.just('"h"'), string_tokens, number_tokens))
+    message_type, payload = draw(
+        st.sampled_from(
+            [
+                ("sources.list", '{{"offset":{n},"limit":{m}}}'),
+                ("search.query", '{{"query":{s},"limit":{n}}}'),
+                ("chat.history", '{{"limit":{n},"collection":{s}}}'),
+                ("host.cancel", '{{"target_id":{n}}}'),
+                ("host.echo", '{{"data":{j},"repeat":{m}}}'),
+                ("host.log", '{{"message":{s},"context":{{"k":{j}}}}}'),
+                ("host.ping", "{{{s}:{j}}}"),
+                ("collections.create", '{{"title":{s}}}'),
+            ]
+        )
+    )
+    small = st.integers(1, 3).map(str)
+    payload = payload.format(
+        n=draw(number_tokens),
+        m=draw(st.one_of(small, number_tokens)),
+        s=draw(string_tokens),
+        j=draw(json_texts),
+    )
+    extra = draw(st.one_of(st.just(""), st.builds("{},{}:1".format, st.just(""), string_tokens)))
+    text = f'{{"id":{request_id},"type":"{message_type}","payload":{payload}{extra}}}'
+    return to_bytes(text)
+
+
+def _final_replies_until(host: HostProcess, ping_id: str) -> list[dict[str, Any]]:
+    """Every final reply (chunks joined, events skipped) up to and including the ping's, and
+    one more if the hostile frame's reply has not come yet."""
+    replies: list[dict[str, Any]] = []
+    chunks: dict[Any, dict[int, str]] = {}
+    while not (any(r["id"] == ping_id for r in replies) and len(replies) >= 2):
+        message = host.recv(timeout=30)
+        if "chunk" in message:
+            parts = chunks.setdefault(message["id"], {})
+            parts[message["chunk"]["index"]] = message["data"]
+            if len(parts) < message["chunk"]["count"]:
+                continue
+            message = json.loads("".join(parts[i] for i in sorted(parts)))
+            del chunks[message["id"]]
+        if "ok" in message:
+            replies.append(message)
+    return replies
+
+
+def test_the_host_answers_a_ping_after_every_hostile_frame(tmp_path: Path) -> None:
+    hosts = [HostProcess(tmp_path)]
+    pings = iter(range(1_000_000))
+    outcomes: Counter[str] = Counter()
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(st.one_of(hostile_bodies, hostile_requests()))
+    def one_hostile_frame(body: bytes) -> None:
+        if hosts[-1].proc.poll() is not None:  # a frame ended it: the next example gets a
+            hosts.append(HostProcess(tmp_path))  # fresh host, so shrinking finds that frame
+        host = hosts[-1]
+        ping_id = f"ping-{next(pings)}"
+        try:
+            host.send_raw(raw_frame(body) + frame({"id": ping_id, "type": "host.ping"}))
+            replies = _final_replies_until(host, ping_id)
+        except (BrokenPipeError, EOFError):
+            host.kill()
+            raise AssertionError(f"the host ended; stderr:\n{host.stderr[-2000:]}") from None
+        ping = next(r for r in replies if r["id"] == ping_id)
+        assert ping["ok"] is True
+        (other,) = [r for r in replies if r["id"] != ping_id]
+        outcome = "ok" if other["ok"] else other["error"]["code"]
+        assert outcome != "internal", other
+        outcomes[outcome] += 1
+
+    try:
+        one_hostile_frame()
+        assert hosts[-1].close() == 0
+        assert hosts[-1].malformed == []
+        assert "Traceback" not in hosts[-1].stderr
+    finally:
+        for host in hosts:
+            host.kill()
+    assert len(hosts) == 1
+    assert outcomes["bad_json"] > 10, outcomes
+    assert outcomes["bad_request"] > 10, outcomes
+
+
+def test_seven_hundred_concurrent_requests_with_id_collisions_and_cancel_races(
+    tmp_path: Path,
+) -> None:
+    """Back-pressure must not get in the way of ordinary concurrency: 700 slow requests, 70 of
+    them reusing an id still in flight, and 100 cancels racing their targets; each request gets
+    exactly one final reply that agrees with the others."""
+    rng = random.Random(700)
+    host = HostProcess(tmp_path)
+    try:
+        sent: Counter[str] = Counter()
+        batch = bytearray()
+        for n in range(700):
+            request_id = f"c{n % 630}"  # the last 70 reuse an id sent moments before
+            sent[request_id] += 1
+            payload = {"data": n, "delay_ms": rng.randint(300, 900)}
+            batch += frame({"id": request_id, "type": "host.echo", "payload": payload})
+        for n in range(100):
+            batch += frame(
+                {"id": f"x{n}", "type": "host.cancel", "payload": {"target_id": f"c{n}"}}
+            )
+        host.send_raw(bytes(batch))
+        replies = _collect(host, 800)
+        by_id: dict[str, list[str]] = {}
+        for reply in replies:
+            outcome = "ok" if reply["ok"] else reply["error"]["code"]
+            by_id.setdefault(reply["id"], []).append(outcome)
+        assert {rid: len(outcomes) for rid, outcomes in by_id.items() if rid[0] == "c"} == sent
+        assert Counter(o for rid in sent for o in by_id[rid] if o == "conflict")["conflict"] == 70
+        for n in range(100):
+            (cancel,) = by_id[f"x{n}"]
+            target = [o for o in by_id[f"c{n}"] if o != "conflict"]
+            assert cancel in {"ok", "not_found"}
+            assert target == (["cancelled"] if cancel == "ok" else ["ok"])
+        assert host.request({"id": "after", "type": "host.ping"})["ok"] is True
+        assert host.close() == 0
+        assert "Traceback" not in host.stderr
     finally:
         host.kill()

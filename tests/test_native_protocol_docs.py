@@ -133,3 +133,15 @@ def test_results_match_their_declared_models(route: Any, tmp_path: Path) -> None
         host.kill()
     assert reply["ok"] is True
     route.result_model().model_validate(reply["result"])
+
+
+def test_the_back_pressure_limits_are_documented() -> None:
+    from laika_host.native import session
+
+    mib = 1024 * 1024
+    documented = " ".join(PROTOCOL.split("Back-pressure", 1)[1].split("\n\n", 1)[0].split())
+    assert f"while {session.REPLY_HIGH_WATER // mib} MiB of replies wait" in documented
+    reading_pause = session.REPLY_HIGH_WATER * session.READ_PAUSE_FACTOR // mib
+    assert f"no new frame while {reading_pause} MiB of replies wait" in documented
+    assert f"nor while {session.MAX_INFLIGHT:,} requests" in documented
+    assert f"or {session.MAX_INFLIGHT_REQUEST_BYTES // mib} MiB of request frames" in documented

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
+
+from .base_models import StrictPayload
+from .schema_models import RequestIdField
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
+class CancelPayload(StrictPayload):
+    target_id: RequestIdField = Field(description="The id of the in-flight request to cancel.")
 
 
-class CancelPayload(_Strict):
-    target_id: Annotated[str, Field(min_length=1, max_length=256)] | int = Field(
-        description="The id of the in-flight request to cancel."
-    )
-
-
-class EchoPayload(_Strict):
+class EchoPayload(StrictPayload):
     data: JsonValue = Field(default=None, description="Any JSON value to send back.")
     repeat: Annotated[int, Field(ge=1, le=1_000_000)] = 1
     delay_ms: Annotated[int, Field(ge=0, le=60_000)] = 0
@@ -26,7 +23,7 @@ class EchoPayload(_Strict):
     )
 
 
-class LogPayload(_Strict):
+class LogPayload(StrictPayload):
     level: Literal["debug", "info", "warning", "error"] = "info"
     message: Annotated[str, Field(min_length=1, max_length=4000)]
     context: dict[str, JsonValue] | None = None

@@ -86,6 +86,7 @@ async def echo(payload: EchoPayload, ctx: RequestContext) -> dict[str, Any]:
         )
     if payload.delay_ms:
         await asyncio.sleep(payload.delay_ms / 1000)
+    await ctx.room_for_output()  # many delayed echoes must not all build their copies at once
     if payload.stream:
         if payload.repeat > MAX_STREAMED_ITEMS:
             raise HostError(
@@ -94,6 +95,7 @@ async def echo(payload: EchoPayload, ctx: RequestContext) -> dict[str, Any]:
             )
         for _ in range(payload.repeat):
             ctx.emit("delta", payload.data)
+            await ctx.room_for_output()
             await asyncio.sleep(0)
         return {"count": payload.repeat}
     if isinstance(payload.data, str):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from ..store.records import ChatEvent
+from .base_models import StrictPayload
 from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
 
 ProviderRef = Annotated[
@@ -19,23 +20,19 @@ ProviderRef = Annotated[
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-
-class ChatAsk(_Strict):
+class ChatAsk(StrictPayload):
     question: Annotated[str, Field(min_length=1, max_length=4000)]
     collection: CollectionRef = "Inbox"
     provider: ProviderRef | None = None
     max_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1024
 
 
-class ChatHistory(_Strict):
+class ChatHistory(StrictPayload):
     collection: CollectionRef = "Inbox"
     limit: Annotated[int, Field(ge=1, le=1000)] = 100
 
 
-class PageSummarize(_Strict):
+class PageSummarize(StrictPayload):
     url: WebUrl
     title: Annotated[str, Field(max_length=2000)] | None = None
     html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]

@@ -54,13 +54,20 @@ def decode_request(body: bytes) -> Request:
     if not isinstance(payload, dict):
         issues.append(("payload", "must be an object"))
     issues.extend(
-        (key, f"unknown key {key!r}: a request has only id, type and payload")
+        (key[:64], f"unknown key {_short(key)}: a request has only id, type and payload")
         for key in data
         if key not in REQUEST_KEYS
     )
     if issues or request_id is None or message_type is None:
         raise InvalidRequestError(request_id, bad_request(issues))
     return Request(request_id, message_type, payload)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """`text` quoted for an error message, however long it is."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def _check_id(data: dict[str, Any], issues: list[tuple[str, str]]) -> RequestId | None:

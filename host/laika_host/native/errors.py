@@ -25,7 +25,11 @@ class ErrorCode(StrEnum):
 
 ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
     ErrorCode.BAD_FRAME: (False, "The frame is broken: empty, or the stream ended inside it."),
-    ErrorCode.BAD_JSON: (False, "The frame is not UTF-8 JSON (or uses NaN, or repeats a key)."),
+    ErrorCode.BAD_JSON: (
+        False,
+        "The frame is not UTF-8 JSON (or uses NaN, a number past a 64-bit float, an integer "
+        "over 4,300 digits, a lone surrogate, or repeats a key).",
+    ),
     ErrorCode.BAD_REQUEST: (
         False,
         "The JSON is not a valid request: not an object, a missing or wrong id/type, or a "

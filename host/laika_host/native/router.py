@@ -33,7 +33,11 @@ def resolve(target: str) -> Any:
 
 @dataclass(frozen=True)
 class Route:
-    """One message type (`name`); `payload` None means it takes no payload (`{}` or absent)."""
+    """One message type (`name`); `payload` None means it takes no payload (`{}` or absent).
+
+    `control` types answer at once with a small reply and never wait for back-pressure, so a
+    ping or a cancel gets through while big replies wait for the client to read them.
+    """
 
     name: str
     handler: str
@@ -41,6 +45,7 @@ class Route:
     payload: str | None = None
     result: str | None = None
     events: tuple[str, ...] = ()
+    control: bool = False
 
     def handler_function(self) -> Handler:
         function: Handler = resolve(self.handler)
@@ -57,7 +62,7 @@ class Route:
         if self.payload is None:
             if payload:
                 rule = f"unknown key: {self.name} takes no payload"
-                raise bad_request([(f"payload.{key}", rule) for key in payload])
+                raise bad_request([(f"payload.{key[:64]}", rule) for key in payload])
             return None
         from pydantic import ValidationError
 
@@ -93,6 +98,15 @@ class RequestContext:
         """Send a stream event `{id, event, seq, data}` now; the final reply comes later."""
         self.session.send_event(self.id, event, self._seq, data)
         self._seq += 1
+
+    async def room_for_output(self) -> None:
+        """Wait until the client has read enough of what is queued (back-pressure).
+
+        Call before building a large result or between many events: the session holds back
+        handlers only before they start and after they return, so a handler that produces
+        its output after a wait must ask for room itself.
+        """
+        await self.session.room_for_output()
 
 
 class Router:

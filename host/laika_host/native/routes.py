@@ -18,12 +18,14 @@ ROUTES = (
         f"{_BUILTINS}:ping",
         "Liveness check: version, protocol versions and the message types handled.",
         result=f"{_MODELS}:PingResult",
+        control=True,
     ),
     Route(
         "host.info",
         f"{_BUILTINS}:info",
         "Diagnostics: interpreter, transport, caller, data dir, log file, limits, types.",
         result=f"{_MODELS}:InfoResult",
+        control=True,
     ),
     Route(
         "host.cancel",
@@ -31,6 +33,7 @@ ROUTES = (
         "Cancel an in-flight request; it then replies with error code `cancelled`.",
         payload=f"{_MODELS}:CancelPayload",
         result=f"{_MODELS}:CancelResult",
+        control=True,
     ),
     Route(
         "host.echo",

@@ -3,6 +3,14 @@
 Requests run concurrently as asyncio tasks, so a slow one never blocks a ping. Replies leave
 through one writer that takes frames from each request's queue in turn: a pong goes out
 between two chunks of a 3 MB reply instead of after all of them.
+
+Back-pressure: a client that stops reading must not make the host hold replies without bound.
+While `reply_high_water` bytes wait to be written, no handler starts and no finished result is
+encoded (it waits as the handler left it, often far smaller than its JSON); control types
+(ping, info, cancel) skip that wait, so they still answer at once when the client reads. The
+session reads no new frame while four times that much waits (what error and control replies
+alone can pile up), nor while `max_inflight` requests or `max_inflight_request_bytes` of
+request frames are in flight.
 """
 
 from __future__ import annotations
@@ -30,6 +38,10 @@ from .resources import Resources
 from .router import RequestContext, Route, Router
 
 log = logging.getLogger("laika.host")
+REPLY_HIGH_WATER = 8 * 1024 * 1024
+READ_PAUSE_FACTOR = 4
+MAX_INFLIGHT = 1024
+MAX_INFLIGHT_REQUEST_BYTES = 128 * 1024 * 1024  # two of the largest request frames
 
 
 class FrameSink(Protocol):
@@ -61,10 +73,16 @@ class SessionOptions:
     chunk_threshold: int = CHUNK_THRESHOLD
     eof_grace_seconds: float = 5.0
     caller: Caller = field(default_factory=Caller)
+    reply_high_water: int = REPLY_HIGH_WATER
+    max_inflight: int = MAX_INFLIGHT
+    max_inflight_request_bytes: int = MAX_INFLIGHT_REQUEST_BYTES
 
 
 class _RoundRobinWriter:
-    """Writes one frame per queue in turn; frames of one request keep their order."""
+    """Writes one frame per queue in turn; frames of one request keep their order.
+
+    Counts the bytes queued, so callers can wait until fewer than a limit are (`wait_below`).
+    """
 
     def __init__(self, sink: FrameSink) -> None:
         self._sink = sink
@@ -73,6 +91,8 @@ class _RoundRobinWriter:
         self._ready = asyncio.Event()
         self._closing = False
         self.broken = False
+        self.queued_bytes = 0
+        self._written = asyncio.Condition()
 
     def send(self, key: Hashable, frames: list[bytes]) -> None:
         if self.broken:
@@ -82,7 +102,15 @@ class _RoundRobinWriter:
             queue = self._queues[key] = deque()
             self._order.append(key)
         queue.extend(frames)
+        self.queued_bytes += sum(len(frame) for frame in frames)
         self._ready.set()
+
+    async def wait_below(self, limit: int) -> None:
+        """Until fewer than `limit` bytes wait to be written, or nobody will ever read them."""
+        if self.queued_bytes < limit or self.broken:
+            return  # the usual case, without taking the lock
+        async with self._written:
+            await self._written.wait_for(lambda: self.queued_bytes < limit or self.broken)
 
     async def run(self) -> None:
         while True:
@@ -105,6 +133,10 @@ class _RoundRobinWriter:
                 log.info("the other side closed the connection; dropping unsent replies")
                 self.broken = True
                 return
+            finally:
+                self.queued_bytes -= len(frame)
+                async with self._written:
+                    self._written.notify_all()
 
     def close(self) -> None:
         """Stop once every queued frame is written."""
@@ -125,6 +157,8 @@ class Session:
         self.options = options or SessionOptions()
         self.started = time.monotonic()
         self._writer = _RoundRobinWriter(sink)
+        self._request_bytes = 0
+        self._request_finished = asyncio.Event()
         self._sink = sink
         self._inflight: dict[RequestId, asyncio.Task[None]] = {}
         self._cancelled_by: dict[RequestId, str] = {}
@@ -147,6 +181,7 @@ class Session:
 
     async def _read_loop(self) -> None:
         while not self._writer.broken:
+            await self._ready_to_read()
             item = await read_frame(self.reader)
             if item is None:
                 return
@@ -155,6 +190,24 @@ class Session:
                     return
                 continue
             self._accept(item)
+
+    async def _ready_to_read(self) -> None:
+        """Back-pressure: wait while replies pile up unread or too much is in flight."""
+        await self._writer.wait_below(self.options.reply_high_water * READ_PAUSE_FACTOR)
+        while (
+            len(self._inflight) >= self.options.max_inflight
+            or self._request_bytes >= self.options.max_inflight_request_bytes
+        ):
+            self._request_finished.clear()
+            await self._request_finished.wait()
+
+    async def _room_for_reply(self, route: Route) -> None:
+        if not route.control:
+            await self.room_for_output()
+
+    async def room_for_output(self) -> None:
+        """Until fewer than `reply_high_water` bytes of replies wait to be written."""
+        await self._writer.wait_below(self.options.reply_high_water)
 
     async def _frame_problem(self, problem: FrameProblem) -> bool:
         """Report a broken frame; False when the stream cannot continue."""
@@ -180,15 +233,20 @@ class Session:
         except HostError as error:
             self._send(request.id, error_reply(request.id, error))
             return
-        task = asyncio.create_task(self._handle(request, route), name=f"laika-{request.type}")
+        self._request_bytes += len(body)
+        task = asyncio.create_task(
+            self._handle(request, route, len(body)), name=f"laika-{request.type}"
+        )
         self._inflight[request.id] = task
 
-    async def _handle(self, request: Request, route: Route) -> None:
+    async def _handle(self, request: Request, route: Route, size: int) -> None:
         started = time.perf_counter()
         try:
             payload = route.parse_payload(request.payload)
             handler = route.handler_function()
+            await self._room_for_reply(route)
             result = await handler(payload, RequestContext(request.id, request.type, self))
+            await self._room_for_reply(route)
             reply = ok_reply(request.id, _to_json(result))
         except HostError as error:
             reply = error_reply(request.id, error)
@@ -206,6 +264,8 @@ class Session:
             )
         finally:
             self._inflight.pop(request.id, None)
+            self._request_bytes -= size
+            self._request_finished.set()
         try:
             self._send(request.id, reply)
         except (TypeError, ValueError):  # a result that is not JSON: a bug, still answered

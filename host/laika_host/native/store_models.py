@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from ..store.records import CaptureJob, Collection, SearchHit, Source, SourceVersion
+from .base_models import MAX_PAYLOAD_INT, StrictPayload
 
 MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
 Title = Annotated[str, Field(min_length=1, max_length=200)]
@@ -18,39 +19,35 @@ JobId = Annotated[str, Field(pattern=r"^job_[0-9a-f]{32}$")]
 WebUrl = Annotated[str, Field(min_length=8, max_length=8192, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://")]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-
-class CollectionCreate(_Strict):
+class CollectionCreate(StrictPayload):
     title: Title
 
 
-class CollectionRename(_Strict):
+class CollectionRename(StrictPayload):
     collection: CollectionRef
     title: Title
 
 
-class CollectionTarget(_Strict):
+class CollectionTarget(StrictPayload):
     collection: CollectionRef
 
 
-class SourceList(_Strict):
+class SourceList(StrictPayload):
     collection: CollectionRef | None = None
     limit: Annotated[int, Field(ge=1, le=1000)] = 100
-    offset: Annotated[int, Field(ge=0)] = 0
+    offset: Annotated[int, Field(ge=0, le=MAX_PAYLOAD_INT)] = 0
 
 
-class SourceTarget(_Strict):
+class SourceTarget(StrictPayload):
     source_id: SourceId
 
 
-class SourceVersionTarget(_Strict):
+class SourceVersionTarget(StrictPayload):
     source_id: SourceId
     version: Annotated[int, Field(ge=1, le=2**31)]
 
 
-class SavePage(_Strict):
+class SavePage(StrictPayload):
     """The page as the user sees it, serialized by the extension."""
 
     url: WebUrl
@@ -62,22 +59,22 @@ class SavePage(_Strict):
     collection: CollectionRef = "Inbox"
 
 
-class AddUrl(_Strict):
+class AddUrl(StrictPayload):
     url: WebUrl
     collection: CollectionRef = "Inbox"
 
 
-class SearchQuery(_Strict):
+class SearchQuery(StrictPayload):
     query: Annotated[str, Field(min_length=1, max_length=1000)]
     collection: CollectionRef | None = None
     limit: Annotated[int, Field(ge=1, le=200)] = 20
 
 
-class JobTarget(_Strict):
+class JobTarget(StrictPayload):
     job_id: JobId
 
 
-class JobsRun(_Strict):
+class JobsRun(StrictPayload):
     max_jobs: Annotated[int, Field(ge=1, le=1000)] | None = None
 
 
