@@ -250,3 +250,80 @@ def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_chec
     system = received.body["messages"][0]["content"]
     assert "Reply in Markdown" in system
     assert "JSON Schema" not in system
+
+
+HOSTILE_URLS = (
+    "javascript:alert(document.cookie)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "https://evil.test/phish",
+)
+
+
+def hostile_citations(tides_id: str) -> str:
+    """A reply whose every citation carries a URL (and a locator) of the model's choosing:
+    one verified, one with a changed quote, one naming a source outside the pack."""
+    quotes = [
+        (f"src:{tides_id}", "the moon pulls the oceans"),
+        (f"src:{tides_id}", "the moon never pulls the oceans"),
+        ("src:not-packed", "High water at the harbour"),
+    ]
+    citations = [
+        {
+            "doc_id": doc_id,
+            "quote": quote,
+            "url": url,
+            "locator": {"type": "text_fragment", "value": url},
+        }
+        for (doc_id, quote), url in zip(quotes, HOSTILE_URLS, strict=True)
+    ]
+    return json.dumps(
+        {
+            "assistant": {"markdown": "The moon [1], never [2], elsewhere [3]."},
+            "citations": citations,
+        }
+    )
+
+
+def url_fields(value: Any) -> list[Any]:
+    """Every value under a key that names a link, anywhere inside `value`."""
+    if isinstance(value, dict):
+        found = [v for k, v in value.items() if k in ("url", "locator", "href", "link")]
+        return found + [u for v in value.values() for u in url_fields(v)]
+    if isinstance(value, list):
+        return [u for item in value for u in url_fields(item)]
+    return []
+
+
+def test_citation_urls_come_from_the_stored_source_never_from_the_model(db: Path) -> None:
+    ids = seed(db)
+    server = ProviderServer([Reply(chunks=openai_sse([hostile_citations(ids["tides"])]))])
+    provider = ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    # (citations whose URL is not even a URL are dropped by the parser, then salvaged: last)
+    shown = {c["quote"]: c for c in answer.citations}
+    stored_url = "https://tides.test/harbour"
+    verified, changed, elsewhere = (
+        shown["the moon pulls the oceans"],
+        shown["the moon never pulls the oceans"],
+        shown["High water at the harbour"],
+    )
+    assert [verified["verified"], changed["verified"], elsewhere["verified"]] == [1, 0, 0]
+    assert [verified["url"], changed["url"], elsewhere["url"]] == [stored_url, stored_url, None]
+    assert verified["locator"].startswith(stored_url + "#:~:text=")
+    assert [changed["locator"], elsewhere["locator"]] == [None, None]
+
+    async def history() -> list[Any]:
+        async with open_store(db) as store:
+            collection = await store.collections.get("Coast")
+            return [e.model_dump(mode="json") for e in await store.chat.list(collection.id)]
+
+    events = asyncio.run(history())
+    assert events[-1]["citations"] == answer.citations
+    for link in url_fields([answer.to_json(), events]):
+        assert link is None or str(link).startswith(stored_url)
+    stored = b"".join(p.read_bytes() for p in db.parent.glob("laika.db*"))
+    for url in HOSTILE_URLS:
+        assert url.encode() not in stored

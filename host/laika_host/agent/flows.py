@@ -375,8 +375,8 @@ def _run_status(status: Status) -> Literal["ok", "partial", "error"]:
 
 def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
     """Citations the parser dropped as invalid LLMCP (most often: no `url`, which small models
-    leave out) still get checked: verification takes the URL from the pack, and a quote that
-    is not in the stored text stays unverified anyway."""
+    leave out) still get checked: verification takes the URL from the pack (the model's is
+    never carried), and a quote that is not in the stored text stays unverified anyway."""
     found = []
     for item in dropped:
         value = item.value
@@ -385,7 +385,7 @@ def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
             and isinstance(value, dict)
             and isinstance(value.get("quote"), str)
         ) and (value.get("doc_id") or value.get("source_id")):
-            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote", "url")})
+            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote")})
     return found
 
 
