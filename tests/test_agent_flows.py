@@ -19,6 +19,7 @@ from laika_host.agent.flows import Answer, ask
 from laika_host.capture import capture_html
 from laika_host.llm.config import ProviderConfig
 from laika_host.store import open_store
+from laika_host.store.chat import MAX_CHAT_MARKDOWN
 
 from llm_servers import ProviderServer, Reply, openai_sse
 from support import run_laika
@@ -327,3 +328,50 @@ def test_citation_urls_come_from_the_stored_source_never_from_the_model(db: Path
     stored = b"".join(p.read_bytes() for p in db.parent.glob("laika.db*"))
     for url in HOSTILE_URLS:
         assert url.encode() not in stored
+
+
+HOSTILE_REPLIES = {
+    "huge_text": ("Tides. " * 40_000, "partial"),
+    "huge_json_answer": (json.dumps({"assistant": {"markdown": "Tides. " * 40_000}}), "partial"),
+    "deep_json": ("[" * 150_000 + "]" * 150_000, "partial"),
+    "deep_json_under_the_cap": ("[" * 50_000 + "]" * 50_000, "invalid_output"),
+    "deep_key_in_valid_answer": (
+        json.dumps({"assistant": {"markdown": "The moon."}, "extra": "DEEP"}).replace(
+            '"DEEP"', "[" * 900 + "]" * 900
+        ),
+        "invalid_output",
+    ),
+    "lone_surrogates": (json.dumps({"assistant": {"markdown": "The moon \ud800."}}), "ok"),
+    "prose": ("The moon pulls the oceans, in prose where JSON was asked.", "invalid_output"),
+    "only_reasoning": ("<think>the user wants to know", "error"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_REPLIES))
+def test_a_hostile_reply_still_saves_the_turn_with_its_status(db: Path, name: str) -> None:
+    reply, status = HOSTILE_REPLIES[name]
+    seed(db)
+    pieces = [reply[at : at + 8192] for at in range(0, len(reply), 8192)]
+    server = ProviderServer([Reply(chunks=openai_sse(pieces))])
+    provider = ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    assert answer.status == status, answer.warnings
+    assert len(answer.answer_markdown) <= MAX_CHAT_MARKDOWN
+    if status == "partial":
+        assert answer.answer_markdown.endswith("characters.]*")  # the visible truncation note
+        assert answer.answer_markdown.count("Tides.") > 20_000 or "[[[" in answer.answer_markdown
+    answer.answer_markdown.encode("utf-8")  # storable and sendable, whatever the model sent
+
+    async def saved() -> tuple[list[Any], list[Any]]:
+        async with open_store(db) as store:
+            collection = await store.collections.get("Coast")
+            return await store.chat.list(collection.id), await store.runs.list()
+
+    events, runs = asyncio.run(saved())
+    assert [e.role for e in events] == ["user", "assistant"]
+    assert events[1].markdown == (answer.answer_markdown or "(no answer)")
+    assert events[1].model == {"provider": "rec", "model": "m", "status": status}
+    assert runs[0].id == answer.run_id

@@ -123,3 +123,34 @@ def link_values(value: object) -> list[str | None]:
     if isinstance(value, list):
         return [u for item in value for u in link_values(item)]
     return []
+
+
+def test_a_reply_over_the_bound_is_answered_and_saved_as_partial(tmp_path: Path) -> None:
+    """250,000 characters of prose: the host answers (the frames stay well-formed), keeps the
+    answer up to the bound with its note, and chat.history shows the turn as partial."""
+    reply = "The moon pulls the oceans. " * 9_300
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    server = ProviderServer([Reply(chunks=openai_sse([reply[:100_000], reply[100_000:]]))])
+    try:
+        client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        answer = client.call("chat.ask", {"question": "What does the moon do?", "provider": "rec"})
+        history = client.call("chat.history", {})
+        alive = client.call("host.ping", {})
+    finally:
+        host.kill()
+        server.close()
+    assert answer["ok"], answer
+    result = answer["result"]
+    assert result["status"] == "partial"
+    assert len(result["answer_markdown"]) == 200_000
+    assert result["answer_markdown"].endswith("longer than 200000 characters.]*")
+    [_, saved] = history["result"]["events"]
+    assert saved["markdown"] == result["answer_markdown"]
+    assert saved["model"] == {"provider": "rec", "model": "m", "status": "partial"}
+    assert alive["ok"]
+    assert not host.malformed

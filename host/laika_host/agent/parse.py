@@ -295,7 +295,7 @@ def _bound(text: str, ctx: _Context) -> str:
         warning = f"the reply had {len(text)} characters; cut at {ctx.max_chars}"
         ctx.repair("truncated_output", warning)
         text = text[: ctx.max_chars]
-    valid = _replace_surrogates(text)  # a lone surrogate can be neither stored nor sent
+    valid = well_formed(text)  # a lone surrogate can be neither stored nor sent
     if valid is not text:
         text = valid
         ctx.repair("replaced_lone_surrogates", "the reply had invalid Unicode: replaced by �")
@@ -425,7 +425,7 @@ def _valid_unicode(value: Any) -> tuple[Any, bool]:
     """`value` with lone surrogates in every string (keys too) replaced, and whether any
     were; unchanged parts stay the same objects (depth is bounded by MAX_JSON_DEPTH)."""
     if isinstance(value, str):
-        fixed = _replace_surrogates(value)
+        fixed = well_formed(value)
         return fixed, fixed is not value
     if isinstance(value, list):
         pairs = [_valid_unicode(item) for item in value]
@@ -438,7 +438,7 @@ def _valid_unicode(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _replace_surrogates(text: str) -> str:
+def well_formed(text: str) -> str:
     """The same string object when it is valid Unicode; else lone surrogates become U+FFFD
     (a high and low surrogate that make a pair become the one character they stand for)."""
     if not _SURROGATE.search(text):
@@ -920,7 +920,7 @@ def _finish(markdown: str, ctx: _Context) -> str:
     """The answer with newlines unified; when anything was cut, the note ends it, and the
     whole still fits in `max_chars` (the note alone when the cap cannot hold more)."""
     markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
-    valid = _replace_surrogates(markdown)  # a salvaged partial string may still hold one
+    valid = well_formed(markdown)  # a salvaged partial string may still hold one
     if valid is not markdown:
         markdown = valid
         ctx.repair("replaced_lone_surrogates")
