@@ -120,10 +120,19 @@ def test_an_ellipsis_joins_parts_found_in_order() -> None:
     assert check("Spring tides are [...] largest of the month").verified
     backwards = check("the moon pulls the oceans … High water comes twice a day")
     assert not backwards.verified
+    as_written = verify_on_text("Wait… what? It rose.", "wait ... what? it rose")
+    assert as_written.verified  # an ellipsis that is the source's own joins nothing
+    assert as_written.method == "exact"
+    assert as_written.quote == "Wait… what? It rose"
     one_word = check("High … oceans")
     assert not one_word.verified
     assert one_word.reason is not None
     assert "ellipsis" in one_word.reason
+
+
+def verify_on_text(text: str, quote: str) -> VerifiedCitation:
+    source = PackedSource("doc-1", "src_1", "https://page.test/", text)
+    return verify_citations([{"doc_id": "doc-1", "quote": quote}], [source]).citations[0]
 
 
 def test_sources_outside_the_pack_are_rejected() -> None:
@@ -296,7 +305,11 @@ def test_elided_parts_verify_in_order_and_show_the_sources_parts(
     head, tail = page.words[first:cut], page.words[resume : last + 1]
     found = verify_on(page, noisy(data.draw, head) + mark + noisy(data.draw, tail))
     assert found.verified
-    assert found.quote == page.span(first, cut - 1) + " … " + page.span(resume, last)
+    if resume == cut:  # nothing left out: the words are the source's, in one run
+        assert (found.method, found.quote) == ("exact", page.span(first, last))
+    else:
+        assert found.method == "elided"
+        assert found.quote == page.span(first, cut - 1) + " … " + page.span(resume, last)
     swapped = verify_on(page, noisy(data.draw, tail) + mark + noisy(data.draw, head))
     assert not swapped.verified
 

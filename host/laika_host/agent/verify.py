@@ -176,13 +176,15 @@ def _verify_one(
     if not parts:
         claimed.reason = "unverified: the quote has no words"
         return claimed
-    if len(parts) > 1 and min(len(part) for part in parts) < MIN_PART_WORDS:
-        claimed.reason = (
-            f"unverified: each part of a quote with an ellipsis needs {MIN_PART_WORDS} words"
-        )
-        return claimed
     index = indexes.text(source)
-    runs = _find(index, parts)
+    runs = _find(index, [[word for part in parts for word in part]])  # the source's own `…`
+    if runs is None and len(parts) > 1:
+        if min(len(part) for part in parts) < MIN_PART_WORDS:
+            claimed.reason = (
+                f"unverified: each part of a quote with an ellipsis needs {MIN_PART_WORDS} words"
+            )
+            return claimed
+        runs = _find(index, parts)
     if runs is None:
         claimed.reason = "unverified: the quote's words are not in the source's stored text"
         return claimed
