@@ -19,6 +19,7 @@ from laika_host.agent.flows import Answer, ask
 from laika_host.capture import capture_html
 from laika_host.llm.config import ProviderConfig
 from laika_host.store import open_store
+from laika_host.store.chat import MAX_CHAT_MARKDOWN
 
 from llm_servers import ProviderServer, Reply, openai_sse
 from support import run_laika
@@ -250,3 +251,127 @@ def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_chec
     system = received.body["messages"][0]["content"]
     assert "Reply in Markdown" in system
     assert "JSON Schema" not in system
+
+
+HOSTILE_URLS = (
+    "javascript:alert(document.cookie)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "https://evil.test/phish",
+)
+
+
+def hostile_citations(tides_id: str) -> str:
+    """A reply whose every citation carries a URL (and a locator) of the model's choosing:
+    one verified, one with a changed quote, one naming a source outside the pack."""
+    quotes = [
+        (f"src:{tides_id}", "the moon pulls the oceans"),
+        (f"src:{tides_id}", "the moon never pulls the oceans"),
+        ("src:not-packed", "High water at the harbour"),
+    ]
+    citations = [
+        {
+            "doc_id": doc_id,
+            "quote": quote,
+            "url": url,
+            "locator": {"type": "text_fragment", "value": url},
+        }
+        for (doc_id, quote), url in zip(quotes, HOSTILE_URLS, strict=True)
+    ]
+    return json.dumps(
+        {
+            "assistant": {"markdown": "The moon [1], never [2], elsewhere [3]."},
+            "citations": citations,
+        }
+    )
+
+
+def url_fields(value: Any) -> list[Any]:
+    """Every value under a key that names a link, anywhere inside `value`."""
+    if isinstance(value, dict):
+        found = [v for k, v in value.items() if k in ("url", "locator", "href", "link")]
+        return found + [u for v in value.values() for u in url_fields(v)]
+    if isinstance(value, list):
+        return [u for item in value for u in url_fields(item)]
+    return []
+
+
+def test_citation_urls_come_from_the_stored_source_never_from_the_model(db: Path) -> None:
+    ids = seed(db)
+    server = ProviderServer([Reply(chunks=openai_sse([hostile_citations(ids["tides"])]))])
+    provider = ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    # (citations whose URL is not even a URL are dropped by the parser, then salvaged: last)
+    shown = {c["quote"]: c for c in answer.citations}
+    stored_url = "https://tides.test/harbour"
+    verified, changed, elsewhere = (
+        shown["the moon pulls the oceans"],
+        shown["the moon never pulls the oceans"],
+        shown["High water at the harbour"],
+    )
+    assert [verified["verified"], changed["verified"], elsewhere["verified"]] == [1, 0, 0]
+    assert [verified["url"], changed["url"], elsewhere["url"]] == [stored_url, stored_url, None]
+    assert verified["locator"].startswith(stored_url + "#:~:text=")
+    assert [changed["locator"], elsewhere["locator"]] == [None, None]
+
+    async def history() -> list[Any]:
+        async with open_store(db) as store:
+            collection = await store.collections.get("Coast")
+            return [e.model_dump(mode="json") for e in await store.chat.list(collection.id)]
+
+    events = asyncio.run(history())
+    assert events[-1]["citations"] == answer.citations
+    for link in url_fields([answer.to_json(), events]):
+        assert link is None or str(link).startswith(stored_url)
+    stored = b"".join(p.read_bytes() for p in db.parent.glob("laika.db*"))
+    for url in HOSTILE_URLS:
+        assert url.encode() not in stored
+
+
+HOSTILE_REPLIES = {
+    "huge_text": ("Tides. " * 40_000, "partial"),
+    "huge_json_answer": (json.dumps({"assistant": {"markdown": "Tides. " * 40_000}}), "partial"),
+    "deep_json": ("[" * 150_000 + "]" * 150_000, "partial"),
+    "deep_json_under_the_cap": ("[" * 50_000 + "]" * 50_000, "invalid_output"),
+    "deep_key_in_valid_answer": (
+        json.dumps({"assistant": {"markdown": "The moon."}, "extra": "DEEP"}).replace(
+            '"DEEP"', "[" * 900 + "]" * 900
+        ),
+        "invalid_output",
+    ),
+    "lone_surrogates": (json.dumps({"assistant": {"markdown": "The moon \ud800."}}), "ok"),
+    "prose": ("The moon pulls the oceans, in prose where JSON was asked.", "invalid_output"),
+    "only_reasoning": ("<think>the user wants to know", "error"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_REPLIES))
+def test_a_hostile_reply_still_saves_the_turn_with_its_status(db: Path, name: str) -> None:
+    reply, status = HOSTILE_REPLIES[name]
+    seed(db)
+    pieces = [reply[at : at + 8192] for at in range(0, len(reply), 8192)]
+    server = ProviderServer([Reply(chunks=openai_sse(pieces))])
+    provider = ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    assert answer.status == status, answer.warnings
+    assert len(answer.answer_markdown) <= MAX_CHAT_MARKDOWN
+    if status == "partial":
+        assert answer.answer_markdown.endswith("characters.]*")  # the visible truncation note
+        assert answer.answer_markdown.count("Tides.") > 20_000 or "[[[" in answer.answer_markdown
+    answer.answer_markdown.encode("utf-8")  # storable and sendable, whatever the model sent
+
+    async def saved() -> tuple[list[Any], list[Any]]:
+        async with open_store(db) as store:
+            collection = await store.collections.get("Coast")
+            return await store.chat.list(collection.id), await store.runs.list()
+
+    events, runs = asyncio.run(saved())
+    assert [e.role for e in events] == ["user", "assistant"]
+    assert events[1].markdown == (answer.answer_markdown or "(no answer)")
+    assert events[1].model == {"provider": "rec", "model": "m", "status": status}
+    assert runs[0].id == answer.run_id

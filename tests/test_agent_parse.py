@@ -7,6 +7,8 @@ order applied), text the Markdown must (not) contain, and the JSON paths of what
 from __future__ import annotations
 
 import json
+import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -510,6 +512,40 @@ CASES: list[Case] = [
         citations=1,
         max_chars=len(VALID) + 10,
     ),
+    Case(
+        "lone_surrogate_escapes",
+        '{"assistant": {"markdown": "Tides \\ud800 rise \\ud83d\\ude00"}}',
+        "repaired",
+        "an escape decoding to a lone surrogate cannot be stored: replaced; a pair is kept",
+        repairs=("replaced_lone_surrogates", "filled_envelope"),
+        contains=("Tides \ufffd rise \U0001f600",),
+    ),
+    Case(
+        "raw_lone_surrogate",
+        "Tides \udc00 rise",
+        "markdown_fallback",
+        "a lone surrogate in the text itself",
+        repairs=("replaced_lone_surrogates",),
+        contains=("Tides \ufffd rise",),
+    ),
+    Case(
+        "nested_too_deep",
+        "[" * 50_000 + '"deep"' + "]" * 50_000,
+        "markdown_fallback",
+        "not parsed past 100 levels (no RecursionError anywhere later): kept as text",
+        contains=("[[[",),
+        warns=("deeper than 100 levels",),
+    ),
+    Case(
+        "answer_nested_too_deep",
+        dumps({"assistant": {"markdown": ANSWER}, "extra": "DEEP"}).replace(
+            '"DEEP"', "[" * 200 + "]" * 200
+        ),
+        "markdown_fallback",
+        "a valid answer with a key nested 200 deep is not read as JSON at all",
+        contains=("## Summary",),
+        warns=("deeper than 100 levels",),
+    ),
     # --- missing envelope and misplaced parts -------------------------------------------
     Case(
         "bare_assistant_and_citations",
@@ -925,3 +961,126 @@ def test_markdown_mode_reply_with_nothing_to_show_is_an_error() -> None:
     parsed = parse_markdown_reply("<think>unfinished")
     assert parsed.outcome == "error"
     assert parsed.raw == "<think>unfinished"
+
+
+# --- hostile replies: any string parses, in bounded time, into something storable ----------
+
+HOSTILE_PIECES = [
+    "[", "{", '{"a":', "]", "}", '"', "\\", "\\ud800", "\\udfff", '"markdown": "', "```json\n",
+    "```\n", "~~~~\n", "<think>", "</think>", ",", "\n", "word ", '> "q" (src:a)\n', "\ud800",
+    "\udc00", "\U0001f600", "\r\n", "`", "<a href='x'", "{}", "[]", "\x00",
+]  # fmt: skip
+lone_surrogates = st.characters(categories=["Cs"])
+prefixes = st.one_of(st.just(""), st.sampled_from(HOSTILE_PIECES), st.text(max_size=30))
+
+
+def repeated(piece: str, count: int, prefix: str, tail: str) -> str:
+    return prefix + piece * count + tail
+
+
+hostile_replies = st.one_of(
+    st.text(max_size=300),
+    st.text(
+        st.characters(categories=["Cs", "Ll", "Nd", "Ps", "Pe", "Po", "Zs", "Cc"]), max_size=300
+    ),
+    st.lists(st.sampled_from(HOSTILE_PIECES), max_size=60).map("".join),
+    st.builds(  # huge and deep: one piece repeated up to 250,000 times, then anything
+        repeated,
+        st.sampled_from(HOSTILE_PIECES),
+        st.integers(0, 250_000),
+        prefixes,
+        st.one_of(st.text(max_size=30), st.sampled_from(HOSTILE_PIECES)),
+    ),
+    st.builds(  # a valid response whose answer is huge, deep or invalid Unicode
+        lambda text, count: dumps(packet(answer(markdown=text * count)), indent=None),
+        st.one_of(st.sampled_from(["x", "word ", "\ud800", "[", "\U0001f600"]), lone_surrogates),
+        st.integers(0, 120_000),
+    ),
+    st.builds(  # a valid response with one value nested deeper than any parser recurses
+        lambda depth, where: dumps(packet(**{where: "DEEP"})).replace(
+            '"DEEP"', "[" * depth + "]" * depth
+        ),
+        st.integers(0, 20_000),
+        st.sampled_from(["extra", "tool_calls", "in_reply_to"]),
+    ),
+)
+HOSTILE_SECONDS = 5.0
+
+
+def storable(value: Any) -> None:
+    """What a turn keeps can be written to SQLite and to a native-messaging frame."""
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+@settings(max_examples=250, deadline=None)
+@given(
+    hostile_replies,
+    st.one_of(st.just(DEFAULT_MAX_CHARS), st.integers(0, 5_000)),
+    st.sampled_from([parse_response, parse_markdown_reply]),
+)
+def test_any_reply_parses_in_bounded_time_into_a_storable_bounded_answer(
+    text: str, max_chars: int, read: Any
+) -> None:
+    started = time.perf_counter()
+    result = read(text, request_id="req-1", max_chars=max_chars)
+    elapsed = time.perf_counter() - started
+    assert elapsed < HOSTILE_SECONDS
+    assert result.outcome in OUTCOMES
+    assert result.raw is text
+    assert not any(w.startswith("internal error") for w in result.warnings), result.warnings
+    note = parse.TRUNCATION_MARKER.format(limit=max_chars)
+    assert len(result.markdown) <= max(max_chars, len(note))
+    assert result.truncated == (len(text) > max_chars) or result.truncated
+    if result.truncated and result.ok:
+        assert result.markdown.endswith(note)
+    storable(result.markdown)
+    storable([c.model_dump(mode="json") for c in result.citations])
+    storable([call.model_dump(mode="json") for call in result.tool_calls])
+    storable([item.value for item in result.dropped])
+    storable(result.quotes)
+    storable(result.warnings)
+
+
+def test_a_reply_over_the_cap_keeps_its_answer_and_the_note_inside_the_cap() -> None:
+    note = parse.TRUNCATION_MARKER.format(limit=DEFAULT_MAX_CHARS)
+    kept = DEFAULT_MAX_CHARS - len(note)
+    for letter, reply in (
+        ("a", "a" * 250_000),
+        ("b", dumps({"assistant": {"markdown": "b" * 250_000}})),  # cut JSON: salvaged
+    ):
+        result = parse_response(reply)
+        assert result.truncated
+        assert result.markdown == letter * kept + note
+
+
+def reference_fences(text: str) -> list[str]:
+    """The regex `_from_fence` used before (quadratic on unclosed fences): the reference."""
+    pattern = re.compile(
+        r"^[ \t]*(`{3,}|~{3,})[ \t]*[A-Za-z0-9_+.-]*[ \t]*\r?\n(.*?)^[ \t]*\1[ \t]*\r?$",
+        re.S | re.M,
+    )
+    return [match.group(2) for match in pattern.finditer(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["```", "````", "~~~", "```json", "``` md ", "x", "{}", " ", "\r", ""]),
+        max_size=12,
+    ).map("\n".join)
+)
+def test_fenced_blocks_are_found_as_before(text: str) -> None:
+    assert list(parse._fenced_blocks(text)) == reference_fences(text)
+
+
+def test_unclosed_fences_are_scanned_in_linear_time() -> None:
+    def seconds(lines: int) -> float:
+        text = "Answer:\n" + "```a\n" * lines
+        started = time.perf_counter()
+        parse_response(text)
+        return time.perf_counter() - started
+
+    seconds(1000)
+    small, large = seconds(10_000), seconds(40_000)
+    assert large < 2.0  # the old search took 100 s for 16,000 such lines
+    assert large / small < 8, (small, large)  # linear 4, quadratic 16

@@ -73,3 +73,84 @@ def test_a_model_answer_streams_deltas_then_the_verified_result(tmp_path: Path) 
     assert result["provider"] == "rec"
     assert result["answer_markdown"] == "The moon pulls the oceans [1]."
     assert [c["verified"] for c in result["citations"]] == [True]
+
+
+def test_model_supplied_urls_reach_no_frame_and_no_history(tmp_path: Path) -> None:
+    """Hostile citation URLs: every `url`/`locator` in every frame the extension receives
+    (events, result, chat.history) is the stored source's or null."""
+    hostile = ["javascript:alert(1)", "data:text/html,<b>x</b>", "https://evil.test/x"]
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    server = None
+    try:
+        saved = client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        doc_id = f"src:{saved['result']['source']['id']}"
+        citations = [
+            {"doc_id": doc_id, "quote": "the moon pulls the oceans", "url": hostile[0]},
+            {"doc_id": doc_id, "quote": "the moon pushes the oceans", "url": hostile[1]},
+            {"doc_id": "src:elsewhere", "quote": "anything", "url": hostile[2]},
+        ]
+        reply = json.dumps({"assistant": {"markdown": "The moon [1]."}, "citations": citations})
+        server = ProviderServer([Reply(chunks=openai_sse([reply[:50], reply[50:]]))])
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        answer = client.call("chat.ask", {"question": "What does the moon do?", "provider": "rec"})
+        history = client.call("chat.history", {})
+    finally:
+        host.kill()
+        if server is not None:
+            server.close()
+    assert answer["ok"], answer
+    verified = {c["quote"]: c["verified"] for c in answer["result"]["citations"]}
+    assert verified == {
+        "the moon pulls the oceans": True,
+        "the moon pushes the oceans": False,
+        "anything": False,
+    }
+    frames = [*answer["_events"], answer["result"], history["result"]]
+    links = link_values(frames)
+    assert links
+    assert all(link is None or link.startswith("https://tides.test/t") for link in links)
+    assert not any(url in json.dumps(frames[-2:]) for url in hostile)
+
+
+def link_values(value: object) -> list[str | None]:
+    if isinstance(value, dict):
+        own = [v for k, v in value.items() if k in ("url", "locator", "href", "link")]
+        return own + [u for v in value.values() for u in link_values(v)]
+    if isinstance(value, list):
+        return [u for item in value for u in link_values(item)]
+    return []
+
+
+def test_a_reply_over_the_bound_is_answered_and_saved_as_partial(tmp_path: Path) -> None:
+    """250,000 characters of prose: the host answers (the frames stay well-formed), keeps the
+    answer up to the bound with its note, and chat.history shows the turn as partial."""
+    reply = "The moon pulls the oceans. " * 9_300
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    server = ProviderServer([Reply(chunks=openai_sse([reply[:100_000], reply[100_000:]]))])
+    try:
+        client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        answer = client.call("chat.ask", {"question": "What does the moon do?", "provider": "rec"})
+        history = client.call("chat.history", {})
+        alive = client.call("host.ping", {})
+    finally:
+        host.kill()
+        server.close()
+    assert answer["ok"], answer
+    result = answer["result"]
+    assert result["status"] == "partial"
+    assert len(result["answer_markdown"]) == 200_000
+    assert result["answer_markdown"].endswith("longer than 200000 characters.]*")
+    [_, saved] = history["result"]["events"]
+    assert saved["markdown"] == result["answer_markdown"]
+    assert saved["model"] == {"provider": "rec", "model": "m", "status": "partial"}
+    assert alive["ok"]
+    assert not host.malformed

@@ -26,8 +26,13 @@ class NotJsonError(ValueError):
     """The input is not a JSON document at all (as opposed to JSON that breaks a schema)."""
 
 
-def loads_strict(text: str | bytes) -> Any:
-    text = _as_text(text)
+def loads_strict(text: str | bytes, *, allow_lone_surrogates: bool = False) -> Any:
+    """The JSON value of `text`, or NotJsonError naming the problem.
+
+    `allow_lone_surrogates` is for model replies, which are repaired rather than refused:
+    the caller replaces what `\\ud800`-style escapes decoded to (agent/parse.py).
+    """
+    text = _as_text(text, allow_lone_surrogates=allow_lone_surrogates)
     try:
         value = json.loads(
             text,
@@ -46,18 +51,19 @@ def loads_strict(text: str | bytes) -> Any:
             f"input has an integer with more than {sys.get_int_max_str_digits()} digits; "
             "send such a value as a string"
         ) from None
-    if _SURROGATE_ESCAPE.search(text):  # only an escape can decode to a surrogate
+    if not allow_lone_surrogates and _SURROGATE_ESCAPE.search(text):
+        # only an escape can decode to a surrogate
         _reject_lone_surrogates(value)
     return value
 
 
-def _as_text(text: str | bytes) -> str:
+def _as_text(text: str | bytes, *, allow_lone_surrogates: bool) -> str:
     if isinstance(text, bytes):
         try:
             return text.decode("utf-8-sig")  # the UTF-8 codec refuses encoded surrogates
         except UnicodeDecodeError as exc:
             raise NotJsonError(f"input is not UTF-8 text: {exc}") from None
-    found = _LONE_SURROGATE.search(text)
+    found = None if allow_lone_surrogates else _LONE_SURROGATE.search(text)
     if found:
         raise _surrogate_error(found.group())
     return text

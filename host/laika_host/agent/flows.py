@@ -3,11 +3,14 @@
 pack -> prompt -> model (streamed; or the built-in offline runtime) -> parse and repair ->
 verify every citation against the packed sources' stored text -> persist the chat events
 and a redacted llm_run -> audit. A failure keeps what was done (partial text, the user's
-question) and says what failed.
+question) and says what failed: whatever the model sends, the answer is saved as a turn with
+its status (`ok`, `partial` when the reply was cut, `invalid_output` when prose came where
+JSON was asked, `error` when nothing could be shown), recorded in the turn's `model`.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,9 +28,11 @@ from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
 from ..redact import redact_text
 from ..store import InvalidInputError, Store
+from ..store.chat import MAX_CHAT_MARKDOWN
 from ..store.runs import RunLinks, RunUsage
 from . import audit
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
+from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
 from .prompts import Task, prompt_for, response_format, system_prompt, user_prompt
 from .verify import Verification, verify_citations
 
@@ -44,6 +49,8 @@ DEFAULT_CONTEXT = {
 }
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
+MAX_FAILURE_MESSAGE = 300
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -154,19 +161,14 @@ class _Turn:
         """Record the question, answer it (offline or with the model), record the answer."""
         user_event = await self.store.chat.append(self.collection_id, "user", self.question)
         correlation = uuid.uuid4().hex
-        if self.provider is None:
-            answer = offline()
-        else:
-            answer = await _with_model(
-                self.question,
-                self.pack,
-                self.provider,
-                self.client,
-                max_tokens=self.max_tokens,
-                on_delta=self.on_delta,
-                correlation=correlation,
-                task=task,
-            )
+        try:
+            answer = await self._answer(task, offline, correlation)
+        except Exception as error:  # the question is saved: its turn is saved too, as failed
+            log.exception("answering failed (correlation %s)", correlation)
+            message = f"{type(error).__name__}: {error}"[:MAX_FAILURE_MESSAGE]
+            answer = Answer("error", "", warnings=[f"the answer failed ({message})"])
+            if self.provider is not None:
+                answer.provider = self.provider.id
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
@@ -183,6 +185,20 @@ class _Turn:
             task=task,
         )
         return answer
+
+    async def _answer(self, task: Task, offline: Callable[[], Answer], correlation: str) -> Answer:
+        if self.provider is None:
+            return offline()
+        return await _with_model(
+            self.question,
+            self.pack,
+            self.provider,
+            self.client,
+            max_tokens=self.max_tokens,
+            on_delta=self.on_delta,
+            correlation=correlation,
+            task=task,
+        )
 
 
 def _offline_summary(pack: Pack) -> Answer:
@@ -328,7 +344,7 @@ async def _call(
 ) -> ChatResult:
     def forward(event: StreamEvent) -> None:
         if on_delta is not None and isinstance(event, TextDelta):
-            on_delta(event.text)
+            on_delta(well_formed(event.text))  # a lone surrogate could not be printed or sent
 
     if client is not None:
         return await client.complete(provider, request, on_event=forward)
@@ -337,8 +353,6 @@ async def _call(
 
 
 def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool) -> Answer:
-    from .parse import parse_markdown_reply, parse_response
-
     if result.status == "error" or not result.text.strip():
         message = result.error.message if result.error else "the model returned nothing"
         audit.audit(
@@ -346,7 +360,7 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
         )
         return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
     read = parse_markdown_reply if markdown_mode else parse_response
-    parsed = read(result.text, request_id=correlation)
+    parsed = read(result.text, request_id=correlation, max_chars=MAX_CHAT_MARKDOWN)
     citations = [_as_dict(c) for c in parsed.citations] + _salvaged(parsed.dropped)
     citations += parsed.quotes
     verification = verify_citations(citations, pack.sources, parsed.markdown)
@@ -356,7 +370,7 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
     unverified = sum(not c.verified for c in verification.citations)
     if unverified:
         warnings.append(f"{unverified} citation(s) could not be verified and are flagged")
-    status: Status = "partial" if result.status == "partial" else "ok"
+    status = _turn_status(result, parsed)
     audit.audit(
         "llm.response",
         correlation,
@@ -371,6 +385,15 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
     return Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
 
 
+def _turn_status(result: ChatResult, parsed: ParsedResponse) -> Status:
+    """What the turn amounts to: nothing to show, cut short, not the format asked, or ok."""
+    if not parsed.ok:
+        return "error"
+    if result.status == "partial" or parsed.truncated:
+        return "partial"
+    return "invalid_output" if parsed.outcome == "markdown_fallback" else "ok"
+
+
 def _run_status(status: Status) -> Literal["ok", "partial", "error"]:
     if status == "error":
         return "error"
@@ -379,8 +402,8 @@ def _run_status(status: Status) -> Literal["ok", "partial", "error"]:
 
 def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
     """Citations the parser dropped as invalid LLMCP (most often: no `url`, which small models
-    leave out) still get checked: verification takes the URL from the pack, and a quote that
-    is not in the stored text stays unverified anyway."""
+    leave out) still get checked: verification takes the URL from the pack (the model's is
+    never carried), and a quote that is not in the stored text stays unverified anyway."""
     found = []
     for item in dropped:
         value = item.value
@@ -389,7 +412,7 @@ def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
             and isinstance(value, dict)
             and isinstance(value.get("quote"), str)
         ) and (value.get("doc_id") or value.get("source_id")):
-            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote", "url")})
+            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote")})
     return found
 
 
@@ -416,7 +439,11 @@ async def _persist(
     task: Task = "web.answer",
 ) -> None:
     model_id = provider.model if provider else "extractive"
-    model: dict[str, JsonValue] = {"provider": answer.provider, "model": model_id}
+    model: dict[str, JsonValue] = {
+        "provider": answer.provider,
+        "model": model_id,
+        "status": answer.status,
+    }
     event = await store.chat.append(
         collection_id,
         "assistant",

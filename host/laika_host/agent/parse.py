@@ -6,6 +6,12 @@ which every change is named in `repairs`, then the spec's Markdown fallback (spe
 "Markdown-only response mode"). It never raises and always keeps the reply as received in
 `raw`, so nothing the model said is lost even when it is not shown.
 
+Any reply is read in bounded, linear time: it is cut at `max_chars` first, and the answer
+with its truncation note fits inside `max_chars` (so a caller can store it under the same
+cap); JSON nested deeper than `MAX_JSON_DEPTH` (100) levels is not parsed (it is read as
+Markdown, with a warning), so nothing recurses past Python's stack; lone surrogates (invalid
+UTF-16 from a provider's `\ud800` escapes) become U+FFFD, so the answer can be stored and sent.
+
 | outcome | meaning |
 | --- | --- |
 | `parsed` | strict JSON that validates as a response; no repairs |
@@ -19,7 +25,8 @@ to JSON): after the same cleaning, the text is the answer, and each line of the 
 
 | repair | what was done |
 | --- | --- |
-| `truncated_output` | reply longer than `max_chars` cut before parsing; marker ends the Markdown |
+| `truncated_output` | reply (or answer) over `max_chars` cut; a note inside the cap ends it |
+| `replaced_lone_surrogates` | lone UTF-16 surrogates (invalid Unicode) replaced by U+FFFD |
 | `stripped_bom` | leading byte-order mark removed |
 | `stripped_think_block` | leading `<think>...</think>` (or an unclosed one) removed |
 | `stripped_code_fence` | the JSON (or the whole answer) was inside a ``` fence |
@@ -56,6 +63,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -64,6 +72,7 @@ from typing import Any, Final, Literal
 from pydantic import ValidationError
 
 from ..issues import Issue, issues_from, json_type
+from ..json_depth import MAX_JSON_DEPTH, too_deep
 from ..protocol import (
     PROTOCOL_NAME,
     PROTOCOL_VERSION,
@@ -83,6 +92,7 @@ OUTCOMES: Final[tuple[Outcome, ...]] = ("parsed", "repaired", "markdown_fallback
 
 REPAIRS: Final[tuple[str, ...]] = (
     "truncated_output",
+    "replaced_lone_surrogates",
     "stripped_bom",
     "stripped_think_block",
     "stripped_code_fence",
@@ -162,6 +172,11 @@ class ParsedResponse:
         """True when there is an answer to show (every outcome but `error`)."""
         return self.outcome != "error"
 
+    @property
+    def truncated(self) -> bool:
+        """True when the reply or its answer was cut at `max_chars` (the answer says so)."""
+        return "truncated_output" in self.repairs
+
 
 @dataclass
 class _Context:
@@ -169,6 +184,7 @@ class _Context:
 
     request_id: str | None
     known_tools: set[str] | None
+    max_chars: int = DEFAULT_MAX_CHARS
     repairs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
@@ -204,17 +220,17 @@ def parse_response(
     known_tools: set[str] | None = None,
 ) -> ParsedResponse:
     """Parse a model reply: strict, else repaired, else Markdown; never raises."""
-    ctx = _Context(request_id or None, known_tools)
+    ctx = _Context(request_id or None, known_tools, max(max_chars, 0))
     try:
-        return _parse(text, max_chars, ctx)
+        return _parse(text, ctx)
     except Exception as error:  # the last line of defence: a reply must never crash a turn
         raw = text if isinstance(text, str) else repr(text)
         warning = f"internal error while parsing the reply ({type(error).__name__}: {error})"
         return ParsedResponse("error", "", raw, warnings=[*ctx.warnings, warning])
 
 
-def _parse(raw: str, max_chars: int, ctx: _Context) -> ParsedResponse:
-    text = _cap(raw, max(max_chars, 0), ctx)
+def _parse(raw: str, ctx: _Context) -> ParsedResponse:
+    text = _bound(raw, ctx)
     found = _load_strict_whole(text)
     cleaned = text if found is not None else _clean_text(text, ctx)
     if not cleaned.strip():
@@ -245,8 +261,8 @@ def parse_markdown_reply(
     text: str, *, request_id: str | None = None, max_chars: int = DEFAULT_MAX_CHARS
 ) -> ParsedResponse:
     """Read a Markdown-mode reply: the cleaned text is the answer, quote lines are citations."""
-    ctx = _Context(request_id or None, None)
-    cleaned = _clean_text(_cap(text, max(max_chars, 0), ctx), ctx)
+    ctx = _Context(request_id or None, None, max(max_chars, 0))
+    cleaned = _clean_text(_bound(text, ctx), ctx)
     quotes = [
         {"doc_id": match["doc_id"], "quote": match["quote"].strip()}
         for match in _QUOTE_LINE.finditer(cleaned)
@@ -258,9 +274,10 @@ def parse_markdown_reply(
     if not answer.strip():
         return _error(text, ctx, "the reply has no answer text")
     _note_html(answer, ctx)
+    shown = _finish(answer, ctx)  # first: a cut here is a repair too
     return ParsedResponse(
         "repaired" if ctx.repairs else "parsed",
-        _finish(answer, ctx),
+        shown,
         text,
         repairs=ctx.repairs,
         warnings=ctx.warnings,
@@ -268,17 +285,31 @@ def parse_markdown_reply(
     )
 
 
-def _cap(text: str, limit: int, ctx: _Context) -> str:
-    if len(text) <= limit:
-        return text
-    ctx.truncated_at = limit
-    ctx.repair("truncated_output", f"the reply had {len(text)} characters; cut at {limit}")
-    return text[:limit]
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _bound(text: str, ctx: _Context) -> str:
+    """The reply cut at the cap, as valid Unicode, and warned about when it nests too deep."""
+    if len(text) > ctx.max_chars:
+        ctx.truncated_at = ctx.max_chars
+        warning = f"the reply had {len(text)} characters; cut at {ctx.max_chars}"
+        ctx.repair("truncated_output", warning)
+        text = text[: ctx.max_chars]
+    valid = well_formed(text)  # a lone surrogate can be neither stored nor sent
+    if valid is not text:
+        text = valid
+        ctx.repair("replaced_lone_surrogates", "the reply had invalid Unicode: replaced by �")
+    if too_deep(text):
+        ctx.warnings.append(
+            f"the reply nests JSON deeper than {MAX_JSON_DEPTH} levels: not read as JSON"
+        )
+    return text
 
 
 # --- text cleaning --------------------------------------------------------------------------
 
-_THINK_BLOCK = re.compile(r"\A\s*<(?:think|thinking)>.*?</(?:think|thinking)\s*>", re.I | re.S)
+_THINK_BLOCK = re.compile(r"\s*<(?:think|thinking)>.*?</(?:think|thinking)\s*>", re.I | re.S)
+"""Used with `match(text, start)`, which anchors it (`\\A` would not match past 0)."""
 _THINK_OPEN = re.compile(r"\A\s*<(?:think|thinking)>", re.I)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking)\s*>", re.I)
 _AFTER_THINKING = re.compile(r"^[ \t]*(?:\{|```)", re.M)
@@ -297,9 +328,10 @@ def _clean_text(text: str, ctx: _Context) -> str:
 
 def _strip_think(text: str, ctx: _Context) -> str:
     """Remove reasoning the runtime failed to keep out of the answer (spec: transport note)."""
-    stripped = False
-    while match := _THINK_BLOCK.match(text):
-        text, stripped = text[match.end() :], True
+    stripped, start = False, 0
+    while match := _THINK_BLOCK.match(text, start):  # one copy after all blocks: linear
+        start, stripped = match.end(), True
+    text = text[start:]
     if opened := _THINK_OPEN.match(text):
         # Unclosed: the reasoning runs until JSON or a fence starts, or to the end.
         rest = text[opened.end() :]
@@ -340,9 +372,8 @@ _TOKENS = re.compile(_STRING + r'(?P<close>")?|[{}\[\]]', re.S)
 _SYNTAX = re.compile(_STRING + r'"|,(?=\s*[}\]])', re.S)
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _CONTROL_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
-_JSON_FENCE = re.compile(
-    r"^[ \t]*(`{3,}|~{3,})[ \t]*[A-Za-z0-9_+.-]*[ \t]*\r?\n(.*?)^[ \t]*\1[ \t]*\r?$", re.S | re.M
-)
+_FENCE_LINE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+.-]*+)[ \t]*+\r?$", re.M)
+"""A fence line: its fence and info string (possessive: one pass per line, no backtracking)."""
 
 
 @dataclass(frozen=True)
@@ -355,8 +386,10 @@ class _Found:
 
 
 def _try_strict(text: str) -> Any:
+    if too_deep(text):  # refused before any recursion (see the module docstring)
+        return _NOT_JSON
     try:
-        return loads_strict(text)
+        return loads_strict(text, allow_lone_surrogates=True)  # replaced in _decode_string
     except (ValueError, RecursionError):  # NotJsonError, and int() digit limits from json
         return _NOT_JSON
 
@@ -378,12 +411,39 @@ def _load(text: str) -> _Found | None:
 
 
 def _decode_string(value: Any, repairs: tuple[str, ...]) -> _Found:
-    """A JSON string that itself holds a JSON object or array is decoded once more."""
+    """A JSON string that itself holds a JSON object or array is decoded once more; lone
+    surrogates that `\\ud800`-style escapes decoded to are replaced."""
     if isinstance(value, str) and value.strip().startswith(("{", "[")):
         inner = _try_strict(value.strip())
         if inner is not _NOT_JSON:
-            return _Found(inner, (*repairs, "decoded_json_string"))
-    return _Found(value, repairs)
+            value, repairs = inner, (*repairs, "decoded_json_string")
+    value, replaced = _valid_unicode(value)
+    return _Found(value, (*repairs, "replaced_lone_surrogates") if replaced else repairs)
+
+
+def _valid_unicode(value: Any) -> tuple[Any, bool]:
+    """`value` with lone surrogates in every string (keys too) replaced, and whether any
+    were; unchanged parts stay the same objects (depth is bounded by MAX_JSON_DEPTH)."""
+    if isinstance(value, str):
+        fixed = well_formed(value)
+        return fixed, fixed is not value
+    if isinstance(value, list):
+        pairs = [_valid_unicode(item) for item in value]
+        if any(changed for _, changed in pairs):
+            return [item for item, _ in pairs], True
+    elif isinstance(value, dict):
+        entries = [(_valid_unicode(k), _valid_unicode(v)) for k, v in value.items()]
+        if any(k[1] or v[1] for k, v in entries):
+            return {k[0]: v[0] for k, v in entries}, True
+    return value, False
+
+
+def well_formed(text: str) -> str:
+    """The same string object when it is valid Unicode; else lone surrogates become U+FFFD
+    (a high and low surrogate that make a pair become the one character they stand for)."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _fix_syntax(text: str) -> tuple[str, tuple[str, ...]]:
@@ -414,9 +474,30 @@ def _find_json(text: str) -> _Found | None:
     return _load(text) or _from_fence(text) or _from_prose(text)
 
 
+def _fenced_blocks(text: str) -> Iterator[str]:
+    """The body of each fenced block: an opening fence line closed by the first later line
+    that is exactly that fence; the scan goes on after each block. Linear: the fence lines
+    are found once and each opening looks up its closing by bisection (a regex that searched
+    ahead from every unclosed opening took minutes on a reply of 80,000 characters)."""
+    lines = [(m.start(), m.end(), m.group(1), m.group(2)) for m in _FENCE_LINE.finditer(text)]
+    closings: dict[str, list[int]] = {}
+    for number, (_, _, fence, info) in enumerate(lines):
+        if not info:
+            closings.setdefault(fence, []).append(number)
+    number = 0
+    while number < len(lines):
+        _, end, fence, _ = lines[number]
+        later = closings.get(fence, [])
+        at = bisect_right(later, number)
+        if text.startswith("\n", end) and at < len(later):
+            yield text[end + 1 : lines[later[at]][0]]
+            number = later[at] + 1
+        else:
+            number += 1
+
+
 def _from_fence(text: str) -> _Found | None:
-    for block in _JSON_FENCE.finditer(text):
-        inner = block.group(2)
+    for inner in _fenced_blocks(text):
         if not inner.lstrip().startswith(("{", "[")):
             continue
         found = _load(inner)
@@ -761,9 +842,10 @@ def _result(packet: ResponsePacket, raw: str, ctx: _Context) -> ParsedResponse:
         _note_html(markdown, ctx)
     if not markdown.strip():
         ctx.warnings.append("the answer is empty")
+    shown = _finish(markdown, ctx)  # first: a cut here is a repair too
     return ParsedResponse(
         outcome="repaired" if ctx.repairs else "parsed",
-        markdown=_finish(markdown, ctx),
+        markdown=shown,
         raw=raw,
         response=packet,
         citations=list(assistant.citations),
@@ -835,7 +917,17 @@ def _note_html(markdown: str, ctx: _Context) -> None:
 
 
 def _finish(markdown: str, ctx: _Context) -> str:
+    """The answer with newlines unified; when anything was cut, the note ends it, and the
+    whole still fits in `max_chars` (the note alone when the cap cannot hold more)."""
     markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
-    if ctx.truncated_at is not None:
-        markdown += TRUNCATION_MARKER.format(limit=ctx.truncated_at)
-    return markdown
+    valid = well_formed(markdown)  # a salvaged partial string may still hold one
+    if valid is not markdown:
+        markdown = valid
+        ctx.repair("replaced_lone_surrogates")
+    if ctx.truncated_at is None and len(markdown) <= ctx.max_chars:
+        return markdown
+    if ctx.truncated_at is None:  # the answer grew past the cap (a render tree's Markdown)
+        warning = f"the answer had {len(markdown)} characters; cut at {ctx.max_chars}"
+        ctx.repair("truncated_output", warning)
+    note = TRUNCATION_MARKER.format(limit=ctx.max_chars)
+    return markdown[: max(0, ctx.max_chars - len(note))] + note

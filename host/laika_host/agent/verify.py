@@ -1,40 +1,53 @@
-"""Citation verification: a citation is shown as verified only when its quote is found in the
-stored text of a source that was actually in the pack.
+"""Citation verification: a citation is shown as verified only when its quote's words are the
+words of a source that was actually in the pack.
 
-Matching normalizes case, whitespace, quote marks, dashes and ellipses, then looks for the
-quote exactly; failing that, a bounded fuzzy match accepts small variations (a changed word,
-dropped punctuation: similarity >= 0.9 over a span within 15% of the quote's length). Each
-verified citation gets a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and
--suffix when the quote occurs more than once) and the nearest section heading above it.
-Unverified citations are kept, flagged, never shown as verified.
+Matching (`agent/words.py`) forgives case, Unicode form, whitespace, quote marks, dashes and
+punctuation, never a word: a quote that negates, or changes a number, a date, a name or a unit,
+is not verified. An ellipsis (`...`, `…`, `[...]`) splits a quote into parts that must each be
+found, in order, and each hold at least MIN_PART_WORDS words. A verified citation shows the
+source's own words (the span that matched; elided parts joined by ` … `), never the model's,
+with a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and -suffix when the
+words occur more than once) and the nearest section heading above them. Unverified citations
+are kept, flagged, never shown as verified. A citation's URL is always the packed source's
+(None when it names no packed source): nothing link-like that the model wrote is passed on.
+Every step is one linear pass or `str.find` over a source, so long sources stay fast.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote as percent
 
-FUZZY_RATIO = 0.9
-LENGTH_SLACK = 0.15
-MAX_QUOTE = 2000
-FRAGMENT_WORDS = 5
-_TRANSLATE = str.maketrans(
-    {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"',
-        "\u00bb": '"', "\u2033": '"', "\u2010": "-", "\u2011": "-", "\u2012": "-",
-        "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-", "\u00a0": " ",
-        "\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u00ad": "",
-    }
-)  # fmt: skip
-_SPACE = re.compile(r"\s+")
-_MARKER = re.compile(r"\[(\d{1,3})\]")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
+from .words import WordIndex, normalize, words
 
-Method = Literal["exact", "fuzzy", "none"]
+__all__ = [
+    "MAX_CITATIONS",
+    "PackedSource",
+    "Verification",
+    "VerifiedCitation",
+    "nearest_heading",
+    "normalize",
+    "text_fragment_url",
+    "verify_citations",
+]
+
+MAX_QUOTE = 2000
+MAX_CITATIONS = 64
+"""Citations checked per answer; a reply with more keeps the first ones and says so."""
+MAX_ID = 200
+MIN_PART_WORDS = 2
+FRAGMENT_WORDS = 5
+HEADING_WORDS = 8
+ELIDED = " … "
+_ELLIPSIS = re.compile(r"\[[ \t]*(?:\.{3,}|…)[ \t]*\]|\([ \t]*(?:\.{3,}|…)[ \t]*\)|\.{3,}|…")
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+_HEADING = re.compile(r"^#{1,6}[ \t]+([^\n]*)$", re.MULTILINE)
+MAX_MARKER_WARNINGS = 5
+
+Method = Literal["exact", "elided", "none"]
 
 
 @dataclass(frozen=True)
@@ -87,31 +100,34 @@ class Verification:
         return all(c.verified for c in self.citations)
 
 
-def normalize(text: str) -> str:
-    return _SPACE.sub(" ", text.translate(_TRANSLATE)).strip().lower()
+@dataclass(frozen=True)
+class _Run:
+    """A run of `count` source words starting at word `first`."""
+
+    first: int
+    count: int
+
+    @property
+    def last(self) -> int:
+        return self.first + self.count - 1
 
 
-class _Index:
-    """A source's text normalized once, with a map back to original offsets."""
+class _Indexes:
+    """Each source's text (and Markdown, for headings) indexed once per verification."""
 
-    def __init__(self, text: str) -> None:
-        chars: list[str] = []
-        offsets: list[int] = []
-        last_space = True
-        for position, char in enumerate(text.translate(_TRANSLATE).lower()):
-            space = char.isspace()
-            if space and last_space:
-                continue
-            last_space = space
-            chars.append(" " if space else char)
-            offsets.append(position)
-        self.text = "".join(chars)
-        self.offsets = offsets
-        self.original = text.translate(_TRANSLATE)
+    def __init__(self) -> None:
+        self.texts: dict[str, WordIndex] = {}
+        self.markdowns: dict[str, WordIndex] = {}
 
-    def span(self, start: int, end: int) -> tuple[int, int]:
-        """Original offsets of a normalized span [start, end)."""
-        return self.offsets[start], self.offsets[max(start, end - 1)] + 1
+    def text(self, source: PackedSource) -> WordIndex:
+        if source.doc_id not in self.texts:
+            self.texts[source.doc_id] = WordIndex(source.text)
+        return self.texts[source.doc_id]
+
+    def markdown(self, source: PackedSource) -> WordIndex:
+        if source.doc_id not in self.markdowns:
+            self.markdowns[source.doc_id] = WordIndex(source.markdown)
+        return self.markdowns[source.doc_id]
 
 
 def verify_citations(
@@ -120,26 +136,35 @@ def verify_citations(
     """Check each citation against the packed sources; map inline markers like [1]."""
     by_doc = {s.doc_id: s for s in sources}
     by_source = {s.source_id: s for s in sources if s.source_id}
-    indexes: dict[str, _Index] = {}
+    indexes = _Indexes()
     result = Verification()
-    for citation in citations:
+    if len(citations) > MAX_CITATIONS:
+        result.warnings.append(
+            f"the reply has {len(citations)} citations; only the first {MAX_CITATIONS} "
+            "are checked and kept"
+        )
+    for citation in citations[:MAX_CITATIONS]:
         result.citations.append(_verify_one(citation, by_doc, by_source, indexes))
     _map_markers(answer_markdown, result)
     return result
+
+
+def _bounded_id(value: Any) -> str | None:
+    return str(value)[:MAX_ID] if value not in (None, "") else None
 
 
 def _verify_one(
     citation: dict[str, Any],
     by_doc: dict[str, PackedSource],
     by_source: dict[str, PackedSource],
-    indexes: dict[str, _Index],
+    indexes: _Indexes,
 ) -> VerifiedCitation:
-    doc_id, source_id = citation.get("doc_id"), citation.get("source_id")
+    doc_id, source_id = _bounded_id(citation.get("doc_id")), _bounded_id(citation.get("source_id"))
     quote = str(citation.get("quote") or "")[:MAX_QUOTE]
-    source = by_doc.get(str(doc_id)) if doc_id else None
+    source = by_doc.get(doc_id) if doc_id else None
     if source is None and source_id:
-        source = by_source.get(str(source_id))
-    claimed = VerifiedCitation(source_id, doc_id, citation.get("url"), quote, verified=False)
+        source = by_source.get(source_id)
+    claimed = VerifiedCitation(source_id, doc_id, None, quote, verified=False)  # no model URL
     if source is None:
         claimed.reason = "rejected: it names a source that was not in the pack"
         return claimed
@@ -147,64 +172,75 @@ def _verify_one(
         claimed.reason = "rejected: doc_id and source_id name different sources"
         return claimed
     claimed.source_id, claimed.doc_id, claimed.url = source.source_id, source.doc_id, source.url
-    if not normalize(quote):
-        claimed.reason = "unverified: the quote is empty"
+    parts = quote_parts(quote)
+    if not parts:
+        claimed.reason = "unverified: the quote has no words"
         return claimed
-    index = indexes.setdefault(source.doc_id, _Index(source.text))
-    found = _find(index, normalize(quote))
-    if found is None:
-        claimed.reason = "unverified: the quote is not in the source's stored text"
+    index = indexes.text(source)
+    runs = _find(index, [[word for part in parts for word in part]])  # the source's own `…`
+    if runs is None and len(parts) > 1:
+        if min(len(part) for part in parts) < MIN_PART_WORDS:
+            claimed.reason = (
+                f"unverified: each part of a quote with an ellipsis needs {MIN_PART_WORDS} words"
+            )
+            return claimed
+        runs = _find(index, parts)
+    if runs is None:
+        claimed.reason = "unverified: the quote's words are not in the source's stored text"
         return claimed
-    start, end, method = found
-    claimed.verified, claimed.method = True, method
-    claimed.locator = text_fragment_url(source.url, index, start, end)
-    claimed.heading = nearest_heading(
-        source.markdown, index.original[slice(*index.span(start, end))]
-    )
+    _mark_verified(claimed, source, index, runs, indexes)
     return claimed
 
 
-def _find(index: _Index, quote: str) -> tuple[int, int, Method] | None:
-    at = index.text.find(quote)
-    if at >= 0:
-        return at, at + len(quote), "exact"
-    return _fuzzy(index.text, quote)
+def quote_parts(quote: str) -> list[list[str]]:
+    """The normalized words of each part of a quote, split at ellipses (empty parts gone)."""
+    parts = ([word.text for word in words(part)] for part in _ELLIPSIS.split(quote))
+    return [part for part in parts if part]
 
 
-def _fuzzy(text: str, quote: str) -> tuple[int, int, Method] | None:
-    """The best span of `text` within a small edit distance of `quote`, anchored on the
-    longest piece they share (bounded: one SequenceMatcher pass, then one ratio check)."""
-    if len(quote) < 20:
-        return None
-    matcher = difflib.SequenceMatcher(None, text, quote, autojunk=False)
-    anchor = matcher.find_longest_match(0, len(text), 0, len(quote))
-    if anchor.size < len(quote) // 4:
-        return None
-    start = max(0, anchor.a - anchor.b)
-    best: tuple[float, int, int] | None = None
-    slack = int(len(quote) * LENGTH_SLACK)
-    for length in range(len(quote) - slack, len(quote) + slack + 1, max(1, slack // 4 or 1)):
-        span = text[start : start + length]
-        ratio = difflib.SequenceMatcher(None, span, quote, autojunk=False).ratio()
-        if best is None or ratio > best[0]:
-            best = (ratio, start, start + len(span))
-    if best is None or best[0] < FUZZY_RATIO:
-        return None
-    return best[1], best[2], "fuzzy"
+def _find(index: WordIndex, parts: list[list[str]]) -> list[_Run] | None:
+    """Each part's run of words, in order (the earliest placement: it never misses one)."""
+    runs: list[_Run] = []
+    first = 0
+    for part in parts:
+        found = index.find(part, first)
+        if found is None:
+            return None
+        runs.append(_Run(found, len(part)))
+        first = found + len(part)
+    return runs
 
 
-def text_fragment_url(url: str, index: _Index, start: int, end: int) -> str:
-    """`url#:~:text=[prefix-,]start[,end][,-suffix]` for the span, unique in the text."""
-    span = index.original[slice(*index.span(start, end))]
-    words = span.split()
-    if len(words) > 2 * FRAGMENT_WORDS:
-        first, last = " ".join(words[:FRAGMENT_WORDS]), " ".join(words[-FRAGMENT_WORDS:])
-        directive = f"{_encode(first)},{_encode(last)}"
+def _mark_verified(
+    claimed: VerifiedCitation,
+    source: PackedSource,
+    index: WordIndex,
+    runs: list[_Run],
+    indexes: _Indexes,
+) -> None:
+    claimed.verified = True
+    claimed.method = "exact" if len(runs) == 1 else "elided"
+    claimed.quote = ELIDED.join(index.text[slice(*index.span(r.first, r.count))] for r in runs)
+    claimed.reason = None
+    claimed.locator = text_fragment_url(source.url, index, runs[0].first, runs[-1].last)
+    if source.markdown:
+        shown = index.words[runs[0].first : runs[0].first + min(runs[0].count, HEADING_WORDS)]
+        claimed.heading = nearest_heading(indexes.markdown(source), [w.text for w in shown])
+
+
+def text_fragment_url(url: str, index: WordIndex, first: int, last: int) -> str:
+    """`url#:~:text=[prefix-,]start[,end][,-suffix]` for words first..last, unique in the
+    text (prefix and suffix are added when those words occur more than once)."""
+    start, end = index.span(first, last - first + 1)
+    shown = index.text[start:end].split()
+    if len(shown) > 2 * FRAGMENT_WORDS:
+        head, tail = " ".join(shown[:FRAGMENT_WORDS]), " ".join(shown[-FRAGMENT_WORDS:])
+        directive = f"{_encode(head)},{_encode(tail)}"
     else:
-        directive = _encode(" ".join(words))
-    if index.text.count(index.text[start:end]) > 1:
-        before = index.original[: index.span(start, end)[0]].split()[-3:]
-        after = index.original[index.span(start, end)[1] :].split()[:3]
+        directive = _encode(" ".join(shown))
+    if index.repeated([word.text for word in index.words[first : last + 1]]):
+        before = index.text[:start].rsplit(maxsplit=3)[-3:]
+        after = index.text[end:].split(maxsplit=3)[:3]
         if before:
             directive = f"{_encode(' '.join(before))}-,{directive}"
         if after:
@@ -217,25 +253,43 @@ def _encode(text: str) -> str:
     return percent(text, safe="").replace("-", "%2D")
 
 
-def nearest_heading(markdown: str, quote_text: str) -> str | None:
-    """The last Markdown heading above the quote (None when the quote is not placed)."""
-    if not markdown:
+def nearest_heading(markdown: WordIndex, wanted: Sequence[str]) -> str | None:
+    """The last Markdown heading at or above the first place these words occur (None when
+    they are not found in the Markdown, e.g. split by link markup)."""
+    found = markdown.find(wanted)
+    if found is None:
         return None
-    flat = normalize(markdown)
-    at = flat.find(normalize(quote_text)[:80])
-    if at < 0:
-        return None
+    offset = markdown.words[found].start
     heading = None
-    for match in _HEADING.finditer(markdown):
-        if flat.find(normalize(match.group(0))) <= at:
-            heading = match.group(2).strip()
+    for match in _HEADING.finditer(markdown.text):
+        if match.start() > offset:
+            break
+        heading = _heading_title(match.group(1)) or heading
     return heading
 
 
+def _heading_title(line: str) -> str | None:
+    """An ATX heading's text without its optional closing `#`s."""
+    title = line.strip()
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        title = bare.strip()
+    return title or None
+
+
 def _map_markers(answer: str, result: Verification) -> None:
+    unknown: list[int] = []
     for match in _MARKER.finditer(answer):
         number = int(match.group(1))
         if 1 <= number <= len(result.citations):
             result.citations[number - 1].marker = number
-        else:
-            result.warnings.append(f"the answer cites [{number}], which names no citation")
+        elif number not in unknown:
+            unknown.append(number)
+    if not unknown:
+        return
+    named = ", ".join(f"[{n}]" for n in unknown[:MAX_MARKER_WARNINGS])
+    more = len(unknown) - MAX_MARKER_WARNINGS
+    if more > 0:
+        named += f" and {more} more"
+    verb = "names" if len(unknown) == 1 else "name"
+    result.warnings.append(f"the answer cites {named}, which {verb} no citation")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..json_depth import MAX_JSON_DEPTH, too_deep
 from .contract import ChatRequest
 
 MAX_PROBLEM = 300
@@ -14,16 +15,21 @@ def check_output(text: str, request: ChatRequest) -> str | None:
     wanted = (request.response_format or {}).get("type")
     if wanted not in ("json_object", "json_schema"):
         return None
+    if too_deep(text):  # checked first: every step below recurses once per level
+        return f"the reply nests JSON deeper than {MAX_JSON_DEPTH} levels; not checked"
     try:
         value = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         return f"the reply is not JSON ({error}); the provider ignored the requested format"
     schema = request.json_schema()
     if schema is None:
         return None
     from jsonschema import Draft202012Validator
 
-    problems = sorted(Draft202012Validator(schema).iter_errors(value), key=str)
+    try:
+        problems = sorted(Draft202012Validator(schema).iter_errors(value), key=str)
+    except RecursionError:
+        return "the reply nests too deeply to check against the schema"
     if not problems:
         return None
     first = problems[0]

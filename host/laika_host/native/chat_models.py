@@ -50,7 +50,7 @@ class CitationResult(BaseModel):
     locator: str | None
     heading: str | None
     verified: bool
-    method: Literal["exact", "fuzzy", "none"]
+    method: Literal["exact", "elided", "none"]
     reason: str | None
     marker: int | None
 
