@@ -29,6 +29,7 @@ from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
 from .lead import find_lead, find_named_lead
 from .links import outbound_links
+from .markdown_escape import heading_line
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
 from .prune import prune
@@ -252,7 +253,7 @@ def _to_markdown(
         (i for i, part in enumerate(parts[:HEADING_WINDOW]) if part.startswith("# ")), None
     )
     if heading_at is None and title and title not in shown:
-        parts.insert(0, f"# {title}")
+        parts.insert(0, heading_line(title))
         heading_at = 0
     if extractor not in ("full", "list"):
         lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)
