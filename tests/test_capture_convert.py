@@ -14,12 +14,14 @@ Deliberate differences from markdownify:
   code inside a table cell is escaped, a `<pre>` inside a `<pre>` adds no second fence, `<br>`
   in code is a newline (in a code span a space). The oracle below does the same, with the
   same helpers.
+- a `.` or `)` after a number written by an inline element is escaped (`1\\. x`: the oracle
+  sees one text node at a time).
 - edges of inline elements: line breaks move outside like spaces (`**x**\\` + newline, not
   `**x\\**`), an element holding only spaces still separates its neighbours, a hard break
   at a block's edge is left out (markdownify leaves a bare `\\` there).
 - emphasis markers are written only where CommonMark reads them as emphasis (`emphasis`;
   markdownify writes `**Note:**text`, which shows its asterisks).
-Where these last two change the output, the two are compared without emphasis markers, hard
+Where these last three change the output, the two are compared without emphasis markers, hard
 breaks, quote and list markers and whitespace (`_comparable`): the words, links and escapes
 still have to agree, in order; the property tests in test_capture_markdown_safety.py check what a reader sees.
 Everything else is compared byte for byte.
@@ -191,6 +193,7 @@ def both(html: str) -> tuple[str, str]:
 
 _MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~)")
 _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\\ ` in a <dt>
+_LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
 _CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
 
 
@@ -200,6 +203,7 @@ def _comparable(markdown: str) -> str:
     where the two writers may differ on purpose (words, escapes, links and their order stay
     compared)."""
     markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", markdown))
+    markdown = _LIST_DOT.sub("\\1\\2", markdown)
     return "".join(_CONTAINER.sub("", markdown).split())
 
 

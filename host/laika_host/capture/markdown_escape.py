@@ -31,7 +31,7 @@ _INLINE = re.compile(
 )
 _LINK_TEXT = re.compile(_INLINE.pattern + r"|[\[\]]")  # inside `[...]` every bracket
 _LINE_START = re.compile(
-    r"^(\s*)(?:(#{1,6}|[+])(?=\s|\Z)|(-)(?=[-\s]|\Z)|([>=])|(\d{1,9})?([.)])(?=\s|\Z))"
+    r"^(\s*)(?:(#{1,6}|[+])(?=\s|\Z)|(-)(?=[-\s]|\Z)|([>=])|(\d{1,9})([.)])(?=\s|\Z))"
 )
 _HEADING_CLOSER = re.compile(r"(^|[ \t])(#+)[ \t]*\Z")
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
@@ -57,7 +57,7 @@ def escape_text(text: str, *, in_link: bool = False) -> str:
     else:
         text = (_LINK_TEXT if in_link else _INLINE).sub(r"\\\g<0>", text)
     head = text.lstrip()[:1]  # any whitespace: markdown-it counts a no-break space as indent
-    if head and (head in "#+->=.)" or head.isdecimal()):
+    if head and (head in "#+->=" or head.isdecimal()):
         text = _LINE_START.sub(_escape_line_start, text, count=1)
     return text
 
@@ -66,7 +66,7 @@ def _escape_line_start(match: re.Match[str]) -> str:
     """A backslash before the one character that would start a block: `\\#`, `1\\.`, `\\>`."""
     indent = match.group(1)
     if match.group(6):
-        return f"{indent}{match.group(5) or ''}\\{match.group(6)}"
+        return f"{indent}{match.group(5)}\\{match.group(6)}"
     return f"{indent}\\{match.group(2) or match.group(3) or match.group(4)}"
 
 

@@ -74,6 +74,8 @@ _MAX_COLSPAN = 1000
 _LINK_BREAKERS = _BLOCKS_OR_PRE | {"hr", "caption", "figcaption"}
 _MARK_TAGS = frozenset({"b", "strong", "em", "i", "del", "s"})
 _HARD_BREAK = "\\\n"
+_LINE_START, _DIGITS, _OTHER, _UNKNOWN = range(4)
+_LIST_DOT = re.compile(r"[.)](?=\s|\Z)")
 
 Writer = Callable[[Element, str, int], "str | Marked"]
 
@@ -121,24 +123,54 @@ def _children(element: Element, flags: int) -> str:
     kids = list(element)
     parts: list[str | Marked] = []
     left = emphasis.Side(emphasis.before_of(flags))
+    line = _LINE_START if block else _UNKNOWN
     if element.text:
-        parts.append(_text(element.text, flags, None, kids[0] if kids else None, block))
+        text = _text(element.text, flags, None, kids[0] if kids else None, block)
+        parts.append(_after_number(text, line, flags))
         left.passed_left(parts[-1])
+        line = _line_after(line, parts[-1])
     last = len(kids) - 1
     for index, kid in enumerate(kids):
         following = kids[index + 1] if index < last else None
         tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
         parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
         left.passed_left(parts[-1])
+        line = _line_after(line, parts[-1])
         if tail:
-            parts.append(tail)
-            left.passed_left(tail)
+            parts.append(_after_number(tail, line, flags))
+            left.passed_left(parts[-1])
+            line = _line_after(line, parts[-1])
     written = emphasis.resolve(parts, flags)
     if _HARD_BREAK in written:
         written = _without_stray_breaks(written)
     if len(written) < 2 or flags & PRE:
         return "".join(written)
     return _join_blocks(written)
+
+
+def _after_number(text: str, line: int, flags: int) -> str:
+    """`text` with a leading `.` or `)` escaped where the line so far may be a number:
+    `<span>1</span>. x` must not start an ordered list (a node alone cannot see that)."""
+    if line in (_DIGITS, _UNKNOWN) and _LIST_DOT.match(text) and not flags & LITERAL:
+        return "\\" + text
+    return text
+
+
+def _line_after(line: int, part: str | Marked) -> int:
+    """What the current line holds after `part`: nothing yet, only digits (a list number
+    may be forming), anything else, or unknown (an inline element's first words)."""
+    text = f"{part.before}{part.body}{part.after}" if isinstance(part, Marked) else part
+    newline = text.rfind("\n")
+    if newline >= 0:
+        line, text = _LINE_START, text[newline + 1 :]
+    for char in text:
+        if line == _OTHER:
+            break
+        if char.isdigit() and char.isascii():
+            line = _DIGITS if line != _UNKNOWN else _UNKNOWN
+        elif char not in " \t" or line == _DIGITS:
+            line = _OTHER
+    return line
 
 
 def _kid_flags(
