@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import lxml.html
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from laika_host.capture import CaptureOptions, capture_html
 from laika_host.capture.convert import html_to_markdown, resolve_urls
+from laika_host.capture.extract import Candidate, readability_candidate, trafilatura_candidate
 from laika_host.store.sources import media_of
 from markdown_view import cmark_view, squash, view
 
@@ -291,6 +293,30 @@ def test_inline_code_stays_inline_in_every_mode() -> None:
         assert "Call `make_thing()` before you `run --fast` it." in markdown, (mode, markdown)
 
 
+PRE_SHAPES = {
+    "plain pre": ("<pre>first line of text\nsecond   line</pre>", ""),
+    "language on pre": ("<pre class='lang-js'>let x = 1;\nx += 1;</pre>", "js"),
+    "highlighter spans": (
+        "<pre><code class='language-py'><span class='k'>def</span> f():\n"
+        "    <span>return</span> 1</code></pre>",
+        "py",
+    ),
+    "highlight wrapper": ("<div class='highlight'><pre><span></span>a = 1\nb = 2</pre></div>", ""),
+    "two code elements": ("<pre><code>a()</code>\n<code>b()</code></pre>", ""),
+}
+
+
+@pytest.mark.parametrize("shape", PRE_SHAPES)
+def test_every_pre_shape_is_one_fence_in_every_mode(shape: str) -> None:
+    """trafilatura turns a `<pre>` without code markers into a quote and loses classes:
+    the page's own element comes back."""
+    block, language = PRE_SHAPES[shape]
+    code = lxml.html.fragment_fromstring(block).text_content()
+    for mode in MODES:
+        markdown = capture(f"<p>Before the code, a sentence or two.</p>{block}", mode)
+        assert view(markdown).fences == [(language, code + "\n")], (mode, markdown)
+
+
 # --- relative links -------------------------------------------------------------------------
 
 LINKS = (
@@ -309,6 +335,21 @@ def test_relative_links_resolve_against_the_page_path(mode: str) -> None:
         "[a query](https://ex.org/dir/page.html?q=1)",
     ):
         assert expected in markdown, (mode, markdown)
+
+
+@pytest.mark.parametrize("extract", [trafilatura_candidate, readability_candidate])
+def test_no_extractor_resolves_links_itself(extract: Callable[..., Candidate | None]) -> None:
+    """Links are resolved once, by `resolve_urls`, whichever extractor found the text."""
+    tree = lxml.html.document_fromstring(page(LINKS, head="<base href='/site/'>"))
+    if extract is trafilatura_candidate:
+        candidate = extract(tree, PAGE_URL, include_images=False)
+    else:
+        candidate = extract(tree, PAGE_URL)
+    assert candidate is not None
+    resolve_urls(candidate.root, "https://ex.org/site/", include_images=False)
+    hrefs = [a.get("href") for a in candidate.root.iter("a")]
+    assert "https://ex.org/site/b.html" in hrefs
+    assert "https://ex.org/up.html" in hrefs
 
 
 @pytest.mark.parametrize("mode", [m for m in MODES if m != "selection"])

@@ -144,7 +144,8 @@ def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | Non
     from readability import Document
 
     try:
-        summary = Document(copy.deepcopy(tree), url=url).summary(html_partial=True)
+        # no url: links stay as written (or as <base> makes them) for resolve_urls
+        summary = Document(copy.deepcopy(tree)).summary(html_partial=True)
     except Exception:
         log.warning("readability failed on %s", url or "a page", exc_info=True)
         return None
