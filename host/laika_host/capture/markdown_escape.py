@@ -35,7 +35,9 @@ _LINE_START = re.compile(
 )
 _HEADING_CLOSER = re.compile(r"(^|[ \t])(#+)[ \t]*\Z")
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-_DESTINATION_ESCAPES = re.compile(r"[\x00-\x20\x7f()<>\\|`]")
+_DESTINATION_ESCAPES = {
+    code: f"%{code:02X}" for code in (*range(0x21), 0x7F, *b"()<>\\|`")
+}  # a str.translate table: one pass in C
 _SAFE_SCHEME = re.compile(r"(?:https?|mailto):", re.IGNORECASE)
 
 WHITESPACE, PUNCTUATION, OTHER, AMBIGUOUS = range(4)
@@ -80,6 +82,11 @@ def heading_line(text: str, level: int = 1) -> str:
     return f"{'#' * level} {escape_heading(escape_text(' '.join(text.split())))}"
 
 
+def is_link_target(url: str) -> bool:
+    """Whether `url` may be a link's destination: http, https or mailto."""
+    return _SAFE_SCHEME.match(url) is not None
+
+
 def link_destination(url: str) -> str | None:
     """`url` as a Markdown link destination, or None unless it is http(s) or mailto.
 
@@ -88,16 +95,14 @@ def link_destination(url: str) -> str | None:
     `https://x/a)(javascript:...` stays one web link; `&name;` gets a backslash so CommonMark
     does not decode it.
     """
-    if not _SAFE_SCHEME.match(url):
+    if not is_link_target(url):
         return None
-    encoded = _DESTINATION_ESCAPES.sub(_percent, url)
+    encoded = url.translate(_DESTINATION_ESCAPES)
     if not encoded.isascii():
         encoded = "".join(_percent_char(char) for char in encoded)
-    return _ENTITY_LIKE.sub(r"\\&", encoded)
-
-
-def _percent(match: re.Match[str]) -> str:
-    return quote(match.group(), safe="")
+    if "&" in encoded:
+        encoded = _ENTITY_LIKE.sub(r"\\&", encoded)
+    return encoded
 
 
 def _percent_char(char: str) -> str:

@@ -32,6 +32,7 @@ from .markdown_escape import (
     escape_heading,
     escape_text,
     image,
+    is_link_target,
     link_destination,
     link_title,
 )
@@ -328,7 +329,7 @@ def _marks(mark: str) -> Writer:
 
 def _links(element: Element, flags: int) -> bool:
     """Whether an `<a>` has a web or mailto target and stands outside code and links."""
-    return not flags & (LITERAL | LINK) and link_destination(element.get("href") or "") is not None
+    return not flags & (LITERAL | LINK) and is_link_target(element.get("href") or "")
 
 
 def _writes_link(element: Element, flags: int) -> bool:
