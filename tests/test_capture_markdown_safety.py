@@ -167,6 +167,7 @@ def assert_reads_as(markdown: str, fragment: Fragment) -> None:
         assert [text for _, text in seen.links] == fragment.links, markdown
         assert all(href.startswith(SAFE_SCHEMES) for href, _ in seen.links), seen.links
         assert seen.text == _expected_text(fragment), markdown
+    assert media_of(markdown) == [], markdown
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -196,6 +197,19 @@ def test_any_href_gives_a_web_link_or_none(href: str, prefix: str, words: str) -
         assert len(seen.images) <= 1, markdown
         assert all(href.startswith(SAFE_SCHEMES) for href, _ in seen.links), markdown
         assert all(src.startswith(SAFE_SCHEMES[:2]) for src in seen.images), markdown
+
+
+def test_media_lists_the_page_images_only() -> None:
+    """The stored media list reads images as a CommonMark reader does: page text spelling an
+    image (even split across elements) is none, an alt text with brackets is one."""
+    markdown = convert(
+        "<p>!<span>[x](https://tracker.example/p.gif)</span> and "
+        "<img src='https://ex.org/i.png' alt='a [b] \\'></p>"
+    )
+    assert view(markdown).images == ["https://ex.org/i.png"]
+    assert media_of(markdown) == [
+        {"type": "image", "url": "https://ex.org/i.png", "alt": "a [b] \\"}
+    ]
 
 
 # --- the issue's own examples, through the whole pipeline in every mode --------------------

@@ -29,7 +29,10 @@ SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
 MAX_PREVIOUS_HASHES = 20
 DEFAULT_LIST_LIMIT = 100
-_IMAGE = re.compile(r"!\[([^\]]*)\]\((https?://[^\s)]+)")
+# An image the Markdown shows: a `!` no backslash escapes, then `[alt](url`; escapes in
+# the alt text are skipped over, so page text written as `\![x\](...)` is no image.
+_IMAGE = re.compile(r"(?<!\\)(?:\\\\)*!\[((?:[^\]\\]|\\.)*)\]\((https?://[^\s)]+)")
+_ESCAPED = re.compile(r"\\(.)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _LIST_COLUMNS = (
     "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
@@ -50,7 +53,7 @@ def summary_of(text: str) -> str:
 def media_of(markdown: str) -> list[dict[str, str]]:
     seen: dict[str, dict[str, str]] = {}
     for alt, url in _IMAGE.findall(markdown):
-        seen.setdefault(url, {"type": "image", "url": url, "alt": alt})
+        seen.setdefault(url, {"type": "image", "url": url, "alt": _ESCAPED.sub(r"\1", alt)})
     return list(seen.values())
 
 
