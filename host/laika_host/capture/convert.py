@@ -4,8 +4,9 @@ Rules: ATX headings, `-` bullets and nested lists, GFM tables with the separator
 code with the language from `class="language-*"` / `lang-*`, links and images absolute against
 the page (and `<base>`), credential-like query parameters removed from every URL, images as
 `![alt](url)` unless dropped, no raw HTML, and page text escaped so that it stays text
-(`markdown_escape`; a snippet like `Liebe_r` or `[1]` stays as written). The writer (`markdown_writer`) only ever
-sees what nh3 let through: the allowlists below bound every tag and attribute it can meet.
+(`markdown_escape`; a snippet like `Liebe_r` or `[1]` stays as written). The writer
+(`markdown_writer`) only ever sees what nh3 let through: the allowlists below bound every tag
+and attribute it can meet.
 """
 
 from __future__ import annotations
