@@ -371,3 +371,17 @@ def test_relative_links_respect_base(mode: str) -> None:
     markdown = capture(LINKS, mode, head="<base href='https://cdn.ex.net/site/'>")
     assert "[the next page](https://cdn.ex.net/site/b.html)" in markdown, (mode, markdown)
     assert "[the parent](https://cdn.ex.net/up.html)" in markdown, (mode, markdown)
+
+
+@pytest.mark.parametrize("mode", ["auto", "full"])
+def test_a_comment_line_in_code_is_no_heading_to_the_pipeline(mode: str) -> None:
+    """The title goes on top, and nothing goes inside the fence, when the page opens with code
+    whose comment line (after a blank line) looks like a heading."""
+    code = "x = 1\n\n# not a heading\n\ny = 2"
+    html = (
+        "<html><head><title>Code first</title></head><body><article>"
+        f"<pre><code>{code}</code></pre>{PROSE}</article></body></html>"
+    )
+    markdown = capture_html(html, PAGE_URL, options=CaptureOptions(mode=mode)).markdown  # type: ignore[arg-type]
+    assert markdown.startswith("# Code first\n\n"), markdown
+    assert view(markdown).fences == [("", code + "\n")]

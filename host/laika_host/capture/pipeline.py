@@ -20,7 +20,7 @@ from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstru
 
 from ..secrets import scrub_text
 from .boilerplate import remove_boilerplate_blocks
-from .bounds import chunk, truncate
+from .bounds import blocks, chunk, truncate
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
@@ -246,7 +246,7 @@ def _to_markdown(
     body = html_to_markdown(content)
     if extractor == "selection":
         return body
-    parts = body.split("\n\n") if body else []
+    parts = blocks(body)  # a code block's blank lines do not split it
     shown = squash(body.replace("\\", ""))  # escapes aside, words are as shown
     title = _article_title(meta)
     heading_at = next(
