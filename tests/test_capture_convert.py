@@ -20,7 +20,8 @@ Deliberate differences from markdownify:
   `**x\\**`), an element holding only spaces still separates its neighbours, a hard break
   at a block's edge is left out (markdownify leaves a bare `\\` there).
 - emphasis markers are written only where CommonMark reads them as emphasis (`emphasis`;
-  markdownify writes `**Note:**text`, which shows its asterisks).
+  markdownify writes `**Note:**text`, which shows its asterisks), and of two code spans that
+  touch, one is written as text (`` `a``b` `` would be one span).
 Where these last three change the output, the two are compared without emphasis markers, hard
 breaks, quote and list markers and whitespace (`_comparable`): the words, links and escapes
 still have to agree, in order; the property tests in test_capture_markdown_safety.py check what a reader sees.
@@ -191,14 +192,14 @@ def both(html: str) -> tuple[str, str]:
     return html_to_markdown(root), markdownify_markdown(root)
 
 
-_MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~)")
+_MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~|`+)")
 _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\\ ` in a <dt>
 _LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
 _CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
 
 
 def _comparable(markdown: str) -> str:
-    """`markdown` without emphasis markers, hard breaks, quote and list markers (an item or
+    """`markdown` without emphasis and code markers, hard breaks, quote and list markers (an item or
     a quote line that held only a break is left out) and whitespace:
     where the two writers may differ on purpose (words, escapes, links and their order stay
     compared)."""

@@ -109,7 +109,7 @@ def _link(href: str, children: list[Fragment]) -> Fragment:
 
 
 _BREAK = Fragment("<br>", [" "])
-_MARK_TAGS = ["em", "strong", "b", "i", "del", "s", "span", "sup"]
+_MARK_TAGS = ["em", "strong", "b", "i", "del", "s", "span", "sup", "code"]
 _leaves = st.builds(_text, TEXTS) | st.just(_BREAK)
 _marked = st.recursive(
     _leaves,

@@ -1,4 +1,4 @@
-"""Emphasis markers that parse as emphasis, or none at all.
+"""Emphasis markers that parse as emphasis, or none at all (and code spans that stay apart).
 
 CommonMark decides whether `*`, `**` or `~~` opens or closes from the characters on either
 side (`markdown_escape.can_open`). `**Note:**text` is not bold there: it shows its asterisks.
@@ -25,6 +25,7 @@ from .markdown_escape import (
     can_close,
     can_open,
     char_class,
+    escape_text,
     left_flanking,
     right_flanking,
 )
@@ -33,6 +34,7 @@ _SHIFT = 8  # the bits above the writer's own flags
 CONTEXT = 0b1111 << _SHIFT
 """Flag bits: the character classes just before and just after an element's Markdown."""
 _MARKERS = "*~"
+_BACKTICKS = re.compile(r"`+")
 HARD_BREAKS = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
 """A hard line break: a backslash no other backslash escapes, then a newline."""
 
@@ -98,6 +100,36 @@ class Marked:
         return (left.started or before == WHITESPACE) and (right.started or after == WHITESPACE)
 
 
+@dataclass(frozen=True, slots=True)
+class Code:
+    """An inline code span waiting for its neighbours: two spans that touch would merge
+    their backtick runs (`` `a``b` `` is one span), so a span next to another is written
+    as escaped text instead (the words stay; one loses its code style)."""
+
+    before: str
+    body: str
+    after: str
+    in_link: bool
+    in_cell: bool
+
+    @property
+    def plain(self) -> str:
+        return escape_text(self.body, in_link=self.in_link)
+
+    def written(self, left: Side, right: Side) -> str:
+        if (left.tick and not self.before) or (right.tick and not self.after):
+            return f"{self.before}{self.plain}{self.after}"
+        body = self.body.replace("|", "\\|") if self.in_cell else self.body  # GFM splits cells
+        longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+        fence = "`" * (longest + 1)
+        if longest:
+            body = f" {body} "  # its own backticks stay inside
+        return f"{self.before}{fence}{body}{fence}{self.after}"
+
+
+Deferred = Marked | Code
+
+
 class Side:
     """What stands on one side of the next part, as parts are read outward from it.
 
@@ -106,39 +138,48 @@ class Side:
     writes ` [*x*]`, not `[ *x*]`). `marker`: what stands there is, or may be, a marker.
     """
 
-    __slots__ = ("kind", "marker", "started")
+    __slots__ = ("kind", "marker", "started", "tick")
 
     def __init__(self, edge: int) -> None:
         self.kind = edge
         self.started = False
         self.marker = False
+        self.tick = False  # a backtick run stands there: a code span there would merge
 
-    def passed_left(self, part: str | Marked) -> None:
+    def passed_left(self, part: str | Deferred) -> None:
         """`part` was written; it now stands on the left of the next one."""
-        if isinstance(part, Marked):
-            self.started = True
-            self.kind = char_class(part.after[-1]) if part.after else AMBIGUOUS
-            self.marker = not part.after
-        elif part and (self.started or not _is_blank(part)):
-            self.started = True
-            self.kind = _end_class(part)
-            self.marker = self.kind == AMBIGUOUS and part[-1] in _MARKERS
+        if isinstance(part, str):
+            if part and (self.started or not _is_blank(part)):
+                self.started = True
+                self.kind = _end_class(part)
+                self.marker = self.kind == AMBIGUOUS and part[-1] in _MARKERS
+                self.tick = _unescaped_end(part, "`")
+            return
+        self.started = True
+        self.kind = char_class(part.after[-1]) if part.after else AMBIGUOUS
+        self.marker = not part.after and isinstance(part, Marked)
+        plain = part.body if isinstance(part, Marked) else "`"
+        self.tick = not part.after and _unescaped_end(plain, "`")
 
-    def passed_right(self, part: str | Marked) -> None:
+    def passed_right(self, part: str | Deferred) -> None:
         """`part` stands on the right of the previous one (a `Marked` as if its markers were
         left out: if it keeps them, its own check sees ours and leaves them out)."""
-        if isinstance(part, Marked):
-            self.started = True
-            self.kind = char_class(part.before[0]) if part.before else first_class(part.body)
-            self.marker = not part.before
-        elif part and (self.started or not _is_blank(part)):
-            self.started = True
-            self.kind = first_class(part)
-            self.marker = part[0] in _MARKERS
+        if isinstance(part, str):
+            if part and (self.started or not _is_blank(part)):
+                self.started = True
+                self.kind = first_class(part)
+                self.marker = part[0] in _MARKERS
+                self.tick = part[0] == "`"
+            return
+        self.started = True
+        plain = part.body if isinstance(part, Marked) else "`"
+        self.kind = char_class(part.before[0]) if part.before else first_class(plain)
+        self.marker = not part.before and isinstance(part, Marked)
+        self.tick = not part.before and plain[0] == "`"
 
     def copy(self) -> Side:
         twin = Side(self.kind)
-        twin.started, twin.marker = self.started, self.marker
+        twin.started, twin.marker, twin.tick = self.started, self.marker, self.tick
         return twin
 
 
@@ -151,22 +192,23 @@ def _is_blank(text: str) -> bool:
     return (text[0].isspace() or text[0] == "\\") and not text.replace("\\\n", "").strip()
 
 
-def resolve(parts: Sequence[str | Marked], flags: int) -> list[str]:
-    """The non-empty parts, each `Marked` written with its markers or without them."""
-    if not any(isinstance(part, Marked) for part in parts):
+def resolve(parts: Sequence[str | Deferred], flags: int) -> list[str]:
+    """The non-empty parts, each `Marked` written with its markers or without them, each
+    `Code` as a code span or as text."""
+    if all(isinstance(part, str) for part in parts):
         return [part for part in parts if isinstance(part, str) and part]
     rights = _right_sides(parts, after_of(flags))
     left = Side(before_of(flags))
     out: list[str] = []
     for part, right in zip(parts, rights, strict=True):
-        text = part.written(left, right) if isinstance(part, Marked) else part
+        text = part if isinstance(part, str) else part.written(left, right)
         if text:
             out.append(text)
             left.passed_left(text)
     return out
 
 
-def _right_sides(parts: Sequence[str | Marked], edge: int) -> list[Side]:
+def _right_sides(parts: Sequence[str | Deferred], edge: int) -> list[Side]:
     """For each part, what stands on its right."""
     right = Side(edge)
     sides: list[Side] = []
@@ -185,9 +227,14 @@ def first_class(text: str) -> int:
 
 def _end_class(text: str) -> int:
     """Like `first_class`, for the last character: a marker no backslash escapes counts."""
-    if text[-1] in _MARKERS and _backslashes_before(text, len(text) - 1) % 2 == 0:
+    if text[-1] in _MARKERS and _unescaped_end(text, text[-1]):
         return AMBIGUOUS
     return char_class(text[-1])
+
+
+def _unescaped_end(text: str, char: str) -> bool:
+    """Whether `text` ends with `char` and no backslash escapes it."""
+    return text[-1:] == char and _backslashes_before(text, len(text) - 1) % 2 == 0
 
 
 def _backslashes_before(text: str, end: int) -> int:

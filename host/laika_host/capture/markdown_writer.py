@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from . import emphasis
 from .dom import Element
-from .emphasis import Marked
+from .emphasis import Code, Deferred, Marked
 from .markdown_escape import (
     OTHER,
     PUNCTUATION,
@@ -78,7 +78,7 @@ _HARD_BREAK = "\\\n"
 _LINE_START, _DIGITS, _OTHER, _UNKNOWN = range(4)
 _LIST_DOT = re.compile(r"[.)](?=\s|\Z)")
 
-Writer = Callable[[Element, str, int], "str | Marked"]
+Writer = Callable[[Element, str, int], "str | Deferred"]
 
 __all__ = ["escape_text", "write_markdown"]
 
@@ -91,7 +91,7 @@ def write_markdown(root: Element) -> str:
 # --- the walk ---------------------------------------------------------------------------
 
 
-def _element(element: Element, flags: int) -> str | Marked:
+def _element(element: Element, flags: int) -> str | Deferred:
     tag = element.tag
     if not isinstance(tag, str):  # comments and processing instructions (nh3 drops them)
         return ""
@@ -122,7 +122,7 @@ def _children(element: Element, flags: int) -> str:
     """The Markdown of an element's text and child elements, before its own writer runs."""
     block = element.tag in _BLOCKS
     kids = list(element)
-    parts: list[str | Marked] = []
+    parts: list[str | Deferred] = []
     left = emphasis.Side(emphasis.before_of(flags))
     line = _LINE_START if block else _UNKNOWN
     if element.text:
@@ -157,10 +157,10 @@ def _after_number(text: str, line: int, flags: int) -> str:
     return text
 
 
-def _line_after(line: int, part: str | Marked) -> int:
+def _line_after(line: int, part: str | Deferred) -> int:
     """What the current line holds after `part`: nothing yet, only digits (a list number
     may be forming), anything else, or unknown (an inline element's first words)."""
-    text = f"{part.before}{part.body}{part.after}" if isinstance(part, Marked) else part
+    text = part if isinstance(part, str) else f"{part.before}{part.body}{part.after}"
     newline = text.rfind("\n")
     if newline >= 0:
         line, text = _LINE_START, text[newline + 1 :]
@@ -367,19 +367,13 @@ def _image(element: Element, text: str, flags: int) -> str:
     return label if written is None else written
 
 
-def _code(element: Element, text: str, flags: int) -> str:
+def _code(element: Element, text: str, flags: int) -> str | Code:
     if flags & LITERAL:
         return text
     before, body, after = _chomp(text)
     if not body:
         return _blank(before, after)
-    if flags & CELL:
-        body = body.replace("|", "\\|")  # a GFM table splits cells even inside code
-    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
-    fence = "`" * (longest + 1)
-    if longest:
-        body = f" {body} "  # so the code's own backticks do not end the span
-    return f"{before}{fence}{body}{fence}{after}"
+    return Code(before, body, after, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
 
 
 def _line_break(element: Element, text: str, flags: int) -> str:
