@@ -172,10 +172,11 @@ class Side:
                 self.tick = part[0] == "`"
             return
         self.started = True
-        plain = part.body if isinstance(part, Marked) else "`"
+        # a span opens with a backtick (punctuation), or as text with its own first character
+        plain = part.body if isinstance(part, Marked) else part.plain
         self.kind = char_class(part.before[0]) if part.before else first_class(plain)
         self.marker = not part.before and isinstance(part, Marked)
-        self.tick = not part.before and plain[0] == "`"
+        self.tick = not part.before and (isinstance(part, Code) or plain[0] == "`")
 
     def copy(self) -> Side:
         twin = Side(self.kind)
