@@ -5,7 +5,8 @@
 
 One entry point, one options object. Modules: `decode` (bytes to text), `prune` (noise),
 `extract` (main-content candidates), `boilerplate` (leftover blocks), `lead` (recovered
-leads), `convert` (nh3 and URLs), `markdown_writer` (Markdown), `bounds` (truncation and
+leads), `convert` (nh3 and URLs), `markdown_writer` (Markdown), `markdown_escape` (page
+text and URLs safe in Markdown), `emphasis` (markers that parse), `bounds` (truncation and
 chunks), `links`, `signals`, `metadata`, `urls` (normalization and credential stripping),
 `text` (Markdown to text).
 """

@@ -3,9 +3,10 @@
 Rules: ATX headings, `-` bullets and nested lists, GFM tables with the separator row, fenced
 code with the language from `class="language-*"` / `lang-*`, links and images absolute against
 the page (and `<base>`), credential-like query parameters removed from every URL, images as
-`![alt](url)` unless dropped, no raw HTML, and escapes only where Markdown needs them (a
-snippet like `Liebe_r` or `[1]` stays as written). The writer (`markdown_writer`) only ever
-sees what nh3 let through: the allowlists below bound every tag and attribute it can meet.
+`![alt](url)` unless dropped, no raw HTML, and page text escaped so that it stays text
+(`markdown_escape`; a snippet like `Liebe_r` or `[1]` stays as written). The writer
+(`markdown_writer`) only ever sees what nh3 let through: the allowlists below bound every tag
+and attribute it can meet.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ _ALLOWED_ATTRIBUTES = {
 }
 _BLANK_LINES = re.compile(r"\n{3,}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_FENCE_OPEN = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 _PARSER = etree.HTMLParser()
 
 
@@ -85,10 +87,44 @@ def _parse(safe: str) -> Element | None:
 
 
 def tidy_markdown(markdown: str) -> str:
-    """One blank line between blocks, no trailing spaces, no leading or trailing blank lines."""
-    markdown = markdown.replace("\r\n", "\n").replace("\u00a0\n", "\n")
+    """One blank line between blocks, no trailing spaces, no leading or trailing blank lines;
+    fenced code is left exactly as written (its spaces and blank lines are the code's)."""
+    markdown = markdown.replace("\r\n", "\n")
+    if "```" not in markdown and "~~~" not in markdown:
+        return _tidy(markdown).strip()
+    runs = _split_fences(markdown)
+    return "\n".join(run if fenced else _tidy(f"\n{run}\n")[1:-1] for run, fenced in runs).strip()
+
+
+def _tidy(markdown: str) -> str:
+    markdown = markdown.replace("\u00a0\n", "\n")
     if " \n" in markdown or "\t\n" in markdown:  # a regex scan costs more than these tests
         markdown = _TRAILING_SPACE.sub("\n", markdown)
     if "\n\n\n" in markdown:
         markdown = _BLANK_LINES.sub("\n\n", markdown)
-    return markdown.strip()
+    return markdown
+
+
+def _split_fences(markdown: str) -> list[tuple[str, bool]]:
+    """`markdown` as runs of lines outside and inside fenced code blocks (fence lines
+    included); the runs joined by newlines give `markdown` back."""
+    runs: list[tuple[str, bool]] = []
+    current: list[str] = []
+    fence = ""
+    for line in markdown.split("\n"):
+        if not fence and (opened := _FENCE_OPEN.match(line)):
+            if current:
+                runs.append(("\n".join(current), False))
+            current, fence = [], opened.group(1)
+        current.append(line)
+        if fence and len(current) > 1 and _closes(line, fence):
+            runs.append(("\n".join(current), True))
+            current, fence = [], ""
+    if current:
+        runs.append(("\n".join(current), bool(fence)))
+    return runs
+
+
+def _closes(line: str, fence: str) -> bool:
+    body = line.lstrip(" \t>").rstrip()
+    return len(body) >= len(fence) and body == fence[0] * len(body)

@@ -4,6 +4,13 @@ trafilatura (precision-oriented) runs first; readability-lxml (`summary(html_par
 runs only when trafilatura's result looks wrong, which keeps capture about as fast as
 trafilatura alone. The rules are measured on `../shared/corpora/capture-dev` by
 `bench/capture_quality.py`; the numbers behind each threshold are in its docstring.
+
+Neither extractor resolves links: `convert.resolve_urls` does, once, against the page's own
+URL and `<base>` (trafilatura resolved against the site root). trafilatura's HTML also loses
+the shape of code: every `<code>` comes back as a `<pre>` (a block `<pre><code>` as a `<pre>`
+in a `<pre>`, an inline one as a `<pre>` inside the paragraph) without its language class,
+and a `<pre>` without code markers as a `<blockquote>`. `_restore_code` puts the page's own
+elements back.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 import lxml.html
 from lxml.html import HtmlElement
 
-from .dom import Element
+from .dom import Element, drop_tag, squash, text_of
 
 log = logging.getLogger("laika.capture")
 
@@ -54,7 +61,57 @@ def trafilatura_candidate(
         return None
     html_root = convert_to_html(body)
     inner = html_root.find("body")
-    return Candidate("trafilatura", inner if inner is not None else html_root)
+    root = inner if inner is not None else html_root
+    _restore_code(root, tree)
+    return Candidate("trafilatura", root)
+
+
+def _restore_code(root: Element, page: Element) -> None:
+    """trafilatura's code blocks replaced by the page's `<pre>` they came from (found by
+    their text), its other `<pre>` made inline `<code>` where the page had inline code.
+
+    Only outermost page `<pre>`/`<code>` and innermost output `<blockquote>` are read, so
+    that deep nesting costs no more than one pass over the text."""
+    blocks: dict[str, list[Element]] = {}
+    for pre in _outermost(page, "pre"):
+        blocks.setdefault(squash(text_of(pre)), []).append(pre)
+    inline = {squash(text_of(code)) for code in _outermost(page, "code")}
+    for node in [*_outermost(root, "pre"), *_innermost(root, "blockquote")]:
+        if node.getparent() is None or next(node.iterancestors("pre"), None) is not None:
+            continue  # inside a block replaced already
+        key = squash(text_of(node))
+        if blocks.get(key):
+            _replace(node, copy.deepcopy(blocks[key].pop(0)))
+        elif node.tag == "pre" and key in inline and not _holds_lines(node):
+            for nested in list(node.iter("pre"))[1:]:
+                drop_tag(nested)
+            node.tag = "code"
+
+
+def _outermost(root: Element, tag: str) -> list[Element]:
+    return [node for node in root.iter(tag) if next(node.iterancestors(tag), None) is None]
+
+
+def _innermost(root: Element, tag: str) -> list[Element]:
+    """Elements with no `tag` inside them: in document order, an element is innermost
+    unless the next one found lies within it."""
+    found = list(root.iter(tag))
+    return [
+        node
+        for index, node in enumerate(found)
+        if index + 1 == len(found) or node not in found[index + 1].iterancestors(tag)
+    ]
+
+
+def _replace(old: Element, new: Element) -> None:
+    new.tail = old.tail
+    parent = old.getparent()
+    if parent is not None:
+        parent.replace(old, new)
+
+
+def _holds_lines(node: Element) -> bool:
+    return "\n" in text_of(node).strip()
 
 
 @cache
@@ -76,10 +133,10 @@ def _base_options(include_images: bool) -> Any:
 
 
 def _options(url: str | None, include_images: bool) -> Any:
-    """A copy of the base options for this page (trafilatura reads `url` and `source`)."""
+    """A copy of the base options for this page."""
     options = copy.copy(_base_options(include_images))
-    options.url = url
-    options.source = url
+    options.url = None  # links stay as written: resolve_urls resolves them against <base>
+    options.source = url  # named in trafilatura's log lines only
     return options
 
 
@@ -87,7 +144,8 @@ def readability_candidate(tree: HtmlElement, url: str | None) -> Candidate | Non
     from readability import Document
 
     try:
-        summary = Document(copy.deepcopy(tree), url=url).summary(html_partial=True)
+        # no url: links stay as written (or as <base> makes them) for resolve_urls
+        summary = Document(copy.deepcopy(tree)).summary(html_partial=True)
     except Exception:
         log.warning("readability failed on %s", url or "a page", exc_info=True)
         return None

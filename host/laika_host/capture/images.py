@@ -13,7 +13,9 @@ import re
 from lxml import etree
 from lxml.html import HtmlElement
 
+from .bounds import blocks as split_blocks
 from .dom import Element, holder_paths, squash, visible_text
+from .markdown_escape import image
 from .urls import absolute_url, is_web_url, strip_credentials
 
 ANCHOR_CHARS = 40
@@ -74,7 +76,7 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
     """`markdown` with the article's images inserted where they stand in the page."""
     if tree.find(".//img") is None:
         return markdown
-    blocks = markdown.split("\n\n")
+    blocks = split_blocks(markdown)  # a code block's blank lines do not split it
     anchors = _anchor_texts(blocks)
     if not anchors:
         return markdown
@@ -90,8 +92,9 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
             src = absolute_url(element.get("src") or element.get("data-src") or "", base)
             if src and is_web_url(src) and src not in seen and _is_content_image(element):
                 seen.add(src)
-                alt = squash(element.get("alt") or "").replace("]", "\\]")
-                pending.append(f"![{alt}]({strip_credentials(src)})")
+                written = image(element.get("alt") or "", strip_credentials(src))
+                if written is not None:
+                    pending.append(written)
             continue
         if not pending:
             continue

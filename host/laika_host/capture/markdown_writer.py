@@ -8,7 +8,14 @@ per-tag ancestor searches cost more than the rest of the conversion.
 
 Each element is written from its children's Markdown (`_children`) by a per-tag writer
 (`_WRITERS`); what the ancestors imply (inside `<pre>`, inside code, inside a heading or
-table cell, inside a list item) travels down as bit flags.
+table cell, inside a list item, inside a link) travels down as bit flags, and so does what
+stands next to an element (`emphasis`): an emphasis marker is written only where every
+CommonMark reader takes it as one, so no page ever shows stray `*` or `~~`.
+
+Page text is escaped (`markdown_escape`), link and image destinations are http(s)/mailto only
+and percent-encoded where Markdown would end them, and a code block is one fence longer than
+any backtick run in its code: the Markdown carries no link, image or HTML that the page did
+not have.
 """
 
 from __future__ import annotations
@@ -16,21 +23,38 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from . import emphasis
 from .dom import Element
+from .emphasis import Code, Deferred, Marked
+from .markdown_escape import (
+    OTHER,
+    PUNCTUATION,
+    escape_heading,
+    escape_text,
+    image,
+    is_link_target,
+    link_destination,
+    link_title,
+)
 
 # What the ancestors of a node imply, as bits of one int (cheap to pass down and combine).
 PRE = 1  # inside <pre>: whitespace kept verbatim, newlines between children kept
 LITERAL = 2  # inside pre/code/kbd/samp: no escapes, no inline markup
 INLINE = 4  # inside a heading or table cell: blocks and images become inline text
 ITEM = 8  # inside <li>: a nested list hugs its item
+LINK = 16  # inside a written link: its text escapes every bracket
+STRIKE = 32  # inside <del>/<s>: a nested one adds nothing
+CELL = 64  # inside a table cell: `|` in code is escaped too
 
 _FLAGS = {
     "pre": PRE | LITERAL,
     "code": LITERAL,
     "kbd": LITERAL,
     "samp": LITERAL,
-    "td": INLINE,
-    "th": INLINE,
+    "td": INLINE | CELL,
+    "th": INLINE | CELL,
+    "del": STRIKE,
+    "s": STRIKE,
     "li": ITEM,
     **{f"h{level}": INLINE for level in range(1, 7)},
 }
@@ -46,72 +70,137 @@ _SPACE_RUN = re.compile(r"[\t \r\n]+")
 _BACKTICKS = re.compile(r"`+")
 _LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
 _PRE_LEADING = re.compile(r"^[ \n]*\n")
-_PRE_TRAILING = re.compile(r"[ \n]*$")
-_ESCAPE_STAR = re.compile(r"(?<=\S)\*|\*(?=\S)")
-_ESCAPE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_LEADING_NUMBER = re.compile(r"^(\s*\d{1,9})([.)])(?=\s)")
-_LEADING_MARK = re.compile(r"^(\s*)([#>+-])(?=\s|$)")
 _MAX_COLSPAN = 1000
 
-Writer = Callable[[Element, str, int], str]
+_LINK_BREAKERS = _BLOCKS_OR_PRE | {"hr", "caption", "figcaption"}
+_MARK_TAGS = frozenset({"b", "strong", "em", "i", "del", "s"})
+_HARD_BREAK = "\\\n"
+_LINE_START, _DIGITS, _OTHER, _UNKNOWN = range(4)
+_LIST_DOT = re.compile(r"[.)](?=\s|\Z)")
 
+Writer = Callable[[Element, str, int], "str | Deferred"]
 
-def escape_text(text: str) -> str:
-    """Escape page text only where Markdown would otherwise read it as syntax.
-
-    A snippet like `Liebe_r`, `[1]` or `C#` stays as written; each check runs only when its
-    character is present, because most text nodes need no escape at all.
-    """
-    if not text:
-        return ""
-    if "\\" in text or "`" in text:
-        text = text.replace("\\", "\\\\").replace("`", "\\`")
-    if "*" in text:
-        text = _ESCAPE_STAR.sub(r"\\*", text)
-    if "_" in text:
-        text = _ESCAPE_UNDERSCORE.sub(r"\\_", text)
-    head = text.lstrip()[:1]
-    if head and (head in "#>+-" or head.isdecimal()):
-        # text that would start a list, heading or quote if it opened a line
-        text = _LEADING_NUMBER.sub(r"\1\\\2", text)
-        text = _LEADING_MARK.sub(r"\1\\\2", text)
-    return text
+__all__ = ["escape_text", "write_markdown"]
 
 
 def write_markdown(root: Element) -> str:
     """Markdown for the children of `root`, a transparent container like `<body>`."""
-    return _children(root, 0).strip("\n")
+    return _trim(_children(root, 0), "\n")
 
 
 # --- the walk ---------------------------------------------------------------------------
 
 
-def _element(element: Element, flags: int) -> str:
+def _element(element: Element, flags: int) -> str | Deferred:
     tag = element.tag
     if not isinstance(tag, str):  # comments and processing instructions (nh3 drops them)
         return ""
-    text = _children(element, flags | _FLAGS.get(tag, 0))
+    text = _children(element, _inner_flags(element, flags))
     writer = _WRITERS.get(tag)
     return writer(element, text, flags) if writer else text
+
+
+def _inner_flags(element: Element, flags: int) -> int:
+    """The flags an element's children are written with: its own, plus what stands at the
+    inner edges of its Markdown (a block's edges are line starts and ends)."""
+    tag = element.tag
+    inner = (flags | _FLAGS.get(tag, 0)) & ~emphasis.CONTEXT
+    if tag in _LINK_BREAKERS:
+        return inner  # context 0: whitespace on both sides
+    if tag == "q":
+        return inner | emphasis.context(PUNCTUATION, PUNCTUATION)
+    if tag == "a" and _links(element, flags):
+        inner |= LINK  # brackets escaped even where the link is left out: harmless
+        if _writes_link(element, flags):
+            return inner | emphasis.context(PUNCTUATION, PUNCTUATION)
+    if tag in _MARK_TAGS:
+        return inner | emphasis.inside(flags)
+    return inner | flags & emphasis.CONTEXT  # transparent: span, sub, a link left out
 
 
 def _children(element: Element, flags: int) -> str:
     """The Markdown of an element's text and child elements, before its own writer runs."""
     block = element.tag in _BLOCKS
     kids = list(element)
-    parts: list[str] = []
+    parts: list[str | Deferred] = []
+    left = emphasis.Side(emphasis.before_of(flags))
+    line = _LINE_START if block else _UNKNOWN
     if element.text:
-        parts.append(_text(element.text, flags, None, kids[0] if kids else None, block))
+        text = _text(element.text, flags, None, kids[0] if kids else None, block)
+        parts.append(_after_number(text, line, flags))
+        left.passed_left(parts[-1])
+        line = _line_after(line, parts[-1])
     last = len(kids) - 1
     for index, kid in enumerate(kids):
-        parts.append(_element(kid, flags))
-        if kid.tail:
-            following = kids[index + 1] if index < last else None
-            parts.append(_text(kid.tail, flags, kid, following, block))
-    parts = [part for part in parts if part]
-    if len(parts) < 2 or flags & PRE:
-        return "".join(parts)
-    return _join_blocks(parts)
+        following = kids[index + 1] if index < last else None
+        tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
+        parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
+        left.passed_left(parts[-1])
+        line = _line_after(line, parts[-1])
+        if tail:
+            parts.append(_after_number(tail, line, flags))
+            left.passed_left(parts[-1])
+            line = _line_after(line, parts[-1])
+    written = emphasis.resolve(parts, flags)
+    if _HARD_BREAK in written:
+        written = _without_stray_breaks(written)
+    if len(written) < 2 or flags & PRE:
+        return "".join(written)
+    return _join_blocks(written)
+
+
+def _after_number(text: str, line: int, flags: int) -> str:
+    """`text` with a leading `.` or `)` escaped where the line so far may be a number:
+    `<span>1</span>. x` must not start an ordered list (a node alone cannot see that)."""
+    if line in (_DIGITS, _UNKNOWN) and _LIST_DOT.match(text) and not flags & LITERAL:
+        return "\\" + text
+    return text
+
+
+def _line_after(line: int, part: str | Deferred) -> int:
+    """What the current line holds after `part`: nothing yet, only digits (a list number
+    may be forming), anything else, or unknown (an inline element's first words)."""
+    text = part if isinstance(part, str) else f"{part.before}{part.body}{part.after}"
+    newline = text.rfind("\n")
+    if newline >= 0:
+        line, text = _LINE_START, text[newline + 1 :]
+    for char in text:
+        if line == _OTHER:
+            break
+        if char.isdigit() and char.isascii():
+            line = _DIGITS if line != _UNKNOWN else _UNKNOWN
+        elif char not in " \t" or line == _DIGITS:
+            line = _OTHER
+    return line
+
+
+def _kid_flags(
+    kid: Element, flags: int, left: emphasis.Side, tail: str, following: Element | None
+) -> int:
+    """`flags` with an estimate of what stands before and after the kid's Markdown."""
+    kid_flags = flags & ~emphasis.CONTEXT
+    if kid.tag in _LINK_BREAKERS or not isinstance(kid.tag, str):
+        return kid_flags
+    if following is not None:  # text between them stays put; an element is unknown
+        after = emphasis.first_class(tail) if tail else OTHER
+    else:
+        right = emphasis.Side(emphasis.after_of(flags))
+        right.passed_right(tail)
+        after = right.kind
+    return kid_flags | emphasis.context(left.kind, after)
+
+
+def _without_stray_breaks(parts: list[str]) -> list[str]:
+    """Hard breaks that end up next to a block edge: there they would leave a bare `\\`."""
+    kept: list[str] = []
+    for index, part in enumerate(parts):
+        if part == _HARD_BREAK:
+            following = parts[index + 1] if index + 1 < len(parts) else ""
+            after_block = kept and kept[-1].endswith("\n") and not kept[-1].endswith(_HARD_BREAK)
+            if following.startswith("\n") or after_block:
+                continue
+        kept.append(part)
+    return kept
 
 
 def _text(text: str, flags: int, before: Element | None, after: Element | None, block: bool) -> str:
@@ -124,7 +213,7 @@ def _text(text: str, flags: int, before: Element | None, after: Element | None, 
     if not flags & PRE:
         text = _collapse_spaces(text)
     if not flags & LITERAL:
-        text = escape_text(text)
+        text = escape_text(text, in_link=bool(flags & LINK))
     if trim_start:
         text = text.lstrip(" \t\r\n")
     if trim_end:
@@ -168,62 +257,129 @@ def _join_blocks(parts: list[str]) -> str:
 
 
 def _chomp(text: str) -> tuple[str, str, str]:
-    """Move edge spaces outside the markup: `<b> x </b>` is ` **x** `, not `** x **`."""
-    before = " " if text[:1] == " " else ""
-    after = " " if text[-1:] == " " else ""
-    return before, text.strip(), after
+    """Move edge spaces and line breaks outside the markup: `<b> x </b>` is ` **x** `, not
+    `** x **` (which would not parse), and `<b>x<br></b>` is `**x**\\` + newline."""
+    start, end = _edges(text, None)
+    return _edge(text[:start]), text[start:end], _edge(text[end:])
 
 
-def _wrapped_in(mark: str) -> Writer:
-    def write(element: Element, text: str, flags: int) -> str:
+def _edge(space: str) -> str:
+    """What an edge keeps: a hard break, or the spaces without block newlines."""
+    if _HARD_BREAK in space:
+        return _HARD_BREAK
+    return space.replace("\n", "") if "\n" in space else space
+
+
+def _blank(before: str, after: str) -> str:
+    """An inline element with nothing but spaces or breaks in it still separates words."""
+    if _HARD_BREAK in (before, after):
+        return _HARD_BREAK
+    return " " if before or after else ""
+
+
+def _trim(text: str, spaces: str | None) -> str:
+    """`text` without `spaces` and hard breaks at its ends: a block's edges."""
+    start, end = _edges(text, spaces)
+    return text[start:end]
+
+
+def _edges(text: str, spaces: str | None) -> tuple[int, int]:
+    """Where `text` starts and ends once edge whitespace (`spaces`, or any) and hard breaks
+    are left out. A hard break is a backslash no other backslash escapes, then a newline."""
+    start, end = 0, len(text)
+    while start < end:
+        if text.startswith(_HARD_BREAK, start, end):
+            start += 2
+        elif text[start].isspace() if spaces is None else text[start] in spaces:
+            start += 1
+        else:
+            break
+    while end > start:
+        char = text[end - 1]
+        if char == "\n" and end - 2 >= start and _odd_backslashes(text, end - 1, start):
+            end -= 2
+            continue
+        if not (char.isspace() if spaces is None else char in spaces):
+            break
+        end -= 1
+    return start, end
+
+
+def _odd_backslashes(text: str, end: int, start: int) -> bool:
+    """Whether an odd run of backslashes ends at `end` (the last one is not escaped)."""
+    first = end
+    while first > start and text[first - 1] == "\\":
+        first -= 1
+    return (end - first) % 2 == 1
+
+
+def _marks(mark: str) -> Writer:
+    def write(element: Element, text: str, flags: int) -> str | Marked:
         if flags & LITERAL:
             return text
         before, body, after = _chomp(text)
-        return f"{before}{mark}{body}{mark}{after}" if body else ""
+        if not body:
+            return _blank(before, after)
+        if not mark or (flags & STRIKE and mark == "~~"):
+            return f"{before}{body}{after}"
+        return Marked(mark, before, body, after)
 
     return write
+
+
+def _links(element: Element, flags: int) -> bool:
+    """Whether an `<a>` has a web or mailto target and stands outside code and links."""
+    return not flags & (LITERAL | LINK) and is_link_target(element.get("href") or "")
+
+
+def _writes_link(element: Element, flags: int) -> bool:
+    """Whether an `<a>` becomes a Markdown link: it links (`_links`) and holds no block (a
+    link cannot span paragraphs)."""
+    if not _links(element, flags):
+        return False
+    if flags & INLINE:
+        return True
+    return not any(node.tag in _LINK_BREAKERS for node in element.iterdescendants())
 
 
 def _link(element: Element, text: str, flags: int) -> str:
     if flags & LITERAL:
         return text
     before, body, after = _chomp(text)
-    href = element.get("href")
-    if not body or not href:
-        return body
+    if not body:
+        return _blank(before, after)
+    if not _writes_link(element, flags):
+        return f"{before}{body}{after}"
+    destination = link_destination(element.get("href") or "")
     title = element.get("title")
-    title_part = f' "{_quoted(title)}"' if title else ""
-    return f"{before}[{body}]({href}{title_part}){after}"
+    title_part = f" {link_title(title)}" if title else ""
+    return f"{before}[{body}]({destination}{title_part}){after}"
 
 
 def _image(element: Element, text: str, flags: int) -> str:
     alt = element.get("alt") or ""
+    if flags & LITERAL:
+        return ""
+    label = escape_text(" ".join(alt.split()), in_link=bool(flags & LINK))
     if flags & INLINE:
-        return alt
-    title = element.get("title")
-    title_part = f' "{_quoted(title)}"' if title else ""
-    return f"![{alt}]({element.get('src') or ''}{title_part})"
+        return label
+    written = image(alt, element.get("src") or "", element.get("title"))
+    return label if written is None else written
 
 
-def _quoted(title: str) -> str:
-    return title.replace('"', '\\"')
-
-
-def _code(element: Element, text: str, flags: int) -> str:
+def _code(element: Element, text: str, flags: int) -> str | Code:
     if flags & LITERAL:
         return text
     before, body, after = _chomp(text)
     if not body:
-        return ""
-    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
-    fence = "`" * (longest + 1)
-    if longest:
-        body = f" {body} "  # so the code's own backticks do not end the span
-    return f"{before}{fence}{body}{fence}{after}"
+        return _blank(before, after)
+    return Code(before, body, after, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
 
 
 def _line_break(element: Element, text: str, flags: int) -> str:
-    return " " if flags & INLINE else "\\\n"
+    if flags & PRE:
+        return "\n"  # a line of code, not a Markdown hard break
+    return " " if flags & (INLINE | LITERAL) else _HARD_BREAK
 
 
 def _quote(element: Element, text: str, flags: int) -> str:
@@ -234,14 +390,14 @@ def _quote(element: Element, text: str, flags: int) -> str:
 
 
 def _paragraph(element: Element, text: str, flags: int) -> str:
-    text = text.strip(" \t\r\n")
+    text = _trim(text, " \t\r\n")
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n\n" if text else ""
 
 
 def _division(element: Element, text: str, flags: int) -> str:
-    text = text.strip()
+    text = _trim(text, None)
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n\n" if text else ""
@@ -251,11 +407,11 @@ def _heading(element: Element, text: str, flags: int) -> str:
     if flags & INLINE:
         return text
     level = int(element.tag[1])
-    return f"\n\n{'#' * level} {_SPACE_RUN.sub(' ', text.strip())}\n\n"
+    return f"\n\n{'#' * level} {escape_heading(_SPACE_RUN.sub(' ', text.strip()))}\n\n"
 
 
 def _blockquote(element: Element, text: str, flags: int) -> str:
-    text = text.strip(" \t\r\n")
+    text = _trim(text, " \t\r\n")
     if flags & INLINE:
         return f" {text} "
     if not text:
@@ -269,10 +425,14 @@ def _rule(element: Element, text: str, flags: int) -> str:
 
 
 def _pre(element: Element, text: str, flags: int) -> str:
+    if flags & PRE:
+        return text  # a <pre> inside a <pre> (trafilatura writes code so): one fence
     if not text:
         return ""
-    code = _PRE_TRAILING.sub("", _PRE_LEADING.sub("", text))
-    return f"\n\n```{_language(element)}\n{code}\n```\n\n"
+    code = _PRE_LEADING.sub("", text).rstrip(" \n")  # rstrip: a `[ \n]*$` scan is quadratic
+    longest = max((len(run) for run in _BACKTICKS.findall(code)), default=0)
+    fence = "`" * max(3, longest + 1)  # longer than any backtick run in the code
+    return f"\n\n{fence}{_language(element)}\n{code}\n{fence}\n\n"
 
 
 def _language(pre: Element) -> str:
@@ -287,11 +447,11 @@ def _language(pre: Element) -> str:
 
 
 def _caption(element: Element, text: str, flags: int) -> str:
-    return f"{text.strip()}\n\n"
+    return f"{_trim(text, None)}\n\n"
 
 
 def _figcaption(element: Element, text: str, flags: int) -> str:
-    return f"\n\n{text.strip()}\n\n"
+    return f"\n\n{_trim(text, None)}\n\n"
 
 
 # --- lists ------------------------------------------------------------------------------
@@ -312,7 +472,7 @@ def _paragraph_follows(element: Element) -> bool:
 
 
 def _list_item(element: Element, text: str, flags: int) -> str:
-    text = text.strip()
+    text = _trim(text, None)
     if not text:
         return "\n"
     marker = f"{_item_number(element)}. " if _in_ordered_list(element) else "- "
@@ -335,14 +495,14 @@ def _item_number(item: Element) -> int:
 
 
 def _term(element: Element, text: str, flags: int) -> str:
-    text = _SPACE_RUN.sub(" ", text.strip())
+    text = _SPACE_RUN.sub(" ", emphasis.HARD_BREAKS.sub(r"\1 ", _trim(text, None)))  # one line
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n" if text else "\n"
 
 
 def _definition(element: Element, text: str, flags: int) -> str:
-    text = text.strip()
+    text = _trim(text, None)
     if flags & INLINE:
         return f" {text} "
     if not text:
@@ -393,14 +553,14 @@ def _lacks_thead(body: Element | None) -> bool:
 
 _WRITERS: dict[str, Writer] = {
     "a": _link,
-    "b": _wrapped_in("**"),
-    "strong": _wrapped_in("**"),
-    "em": _wrapped_in("*"),
-    "i": _wrapped_in("*"),
-    "del": _wrapped_in("~~"),
-    "s": _wrapped_in("~~"),
-    "sub": _wrapped_in(""),
-    "sup": _wrapped_in(""),
+    "b": _marks("**"),
+    "strong": _marks("**"),
+    "em": _marks("*"),
+    "i": _marks("*"),
+    "del": _marks("~~"),
+    "s": _marks("~~"),
+    "sub": _marks(""),
+    "sup": _marks(""),
     "code": _code,
     "kbd": _code,
     "samp": _code,

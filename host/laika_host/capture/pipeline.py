@@ -20,7 +20,7 @@ from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstru
 
 from ..redact import redact_text, redact_url
 from .boilerplate import remove_boilerplate_blocks
-from .bounds import chunk, truncate
+from .bounds import blocks, chunk, truncate
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
@@ -29,6 +29,7 @@ from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
 from .lead import find_lead, find_named_lead
 from .links import outbound_links
+from .markdown_escape import heading_line
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
 from .prune import prune
@@ -249,14 +250,14 @@ def _to_markdown(
     body = html_to_markdown(content)
     if extractor == "selection":
         return body
-    parts = body.split("\n\n") if body else []
+    parts = blocks(body)  # a code block's blank lines do not split it
     shown = squash(body.replace("\\", ""))  # escapes aside, words are as shown
     title = _article_title(meta)
     heading_at = next(
         (i for i, part in enumerate(parts[:HEADING_WINDOW]) if part.startswith("# ")), None
     )
     if heading_at is None and title and title not in shown:
-        parts.insert(0, f"# {title}")
+        parts.insert(0, heading_line(title))
         heading_at = 0
     if extractor not in ("full", "list"):
         lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)

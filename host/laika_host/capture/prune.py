@@ -66,7 +66,7 @@ NOISE_TOKENS = frozenset(
         "banner",
     }
 )
-PROTECTED = frozenset({"html", "body", "main", "article"})
+PROTECTED = frozenset({"html", "body", "main", "article", "pre", "code"})  # code: names languages
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 MAIN_CONTENT_SHARE = 0.5

@@ -11,8 +11,8 @@ import re
 
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _CODE_SPAN = re.compile(r"(?<!\\)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
-_IMAGE = re.compile(r"!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)")
-_LINK = re.compile(r"\[((?:[^\[\]]|\\[\[\]])*)\]\((?:[^()]|\([^)]*\))*\)")
+_IMAGE = re.compile(r"(?<!\\)!\[(?:[^\]\\]|\\.)*\]\((?:[^()]|\([^)]*\))*\)")  # escapes stay text
+_LINK = re.compile(r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\((?:[^()]|\([^)]*\))*\)")
 _HEADING = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 _QUOTE = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
 _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.MULTILINE)
@@ -24,7 +24,7 @@ _STAR_EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)(?<!\\)\1")
 _UNDERSCORE_EMPHASIS = re.compile(
     r"(?<![\\A-Za-z0-9])(__|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1(?![A-Za-z0-9])"
 )
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<&])")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<&=^])")
 _HARD_BREAK = re.compile(r"\\\n")
 _MARKER = re.compile(r"^\[Truncated: captured partial content\]$", re.MULTILINE)
 _PLACEHOLDER = "\x00{}\x00"

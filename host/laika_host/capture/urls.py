@@ -41,6 +41,9 @@ TRACKING_PARAMS = frozenset(
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "ga_", "hsa_")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_C0_OR_SPACE = "".join(chr(code) for code in range(0x21))
+_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def is_credential_param(name: str) -> bool:
@@ -55,8 +58,15 @@ def is_tracking_param(name: str) -> bool:
 
 
 def absolute_url(href: str, base: str | None) -> str | None:
-    """`href` made absolute against `base`; None for empty, `javascript:` and the like."""
-    href = href.strip()
+    """`href` made absolute against `base`; None for empty, `javascript:` and the like.
+
+    Read the way browsers read an href: C0 controls and spaces at the ends dropped, tabs and
+    newlines inside removed, other control characters percent-encoded (lxml refuses to store
+    them in an attribute, and a page must not be able to break its own capture).
+    """
+    href = _TAB_OR_NEWLINE.sub("", href.strip(_C0_OR_SPACE))
+    if _CONTROL.search(href):
+        href = _CONTROL.sub(lambda match: f"%{ord(match.group()):02X}", href)
     if not href or href.startswith("#"):
         return None
     if not _SCHEME.match(href) and base:

@@ -16,6 +16,9 @@ import re
 from typing import Any
 
 import aiosqlite
+import cmarkgfm
+import lxml.html
+from cmarkgfm import cmark
 
 from ..capture.models import Capture
 from ..capture.text import markdown_to_text
@@ -44,7 +47,6 @@ SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
 MAX_PREVIOUS_HASHES = 20
 DEFAULT_LIST_LIMIT = 100
-_IMAGE = re.compile(r"!\[([^\]]*)\]\((https?://[^\s)]+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _LIST_COLUMNS = (
     "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
@@ -63,9 +65,20 @@ def summary_of(text: str) -> str:
 
 
 def media_of(markdown: str) -> list[dict[str, str]]:
+    """The web images a CommonMark reader shows (cmark-gfm parses; a pattern match would
+    also list page text that only spells an image, or one inside a code span)."""
+    if "![" not in markdown:
+        return []
+    html = cmarkgfm.markdown_to_html_with_extensions(
+        markdown, options=cmark.Options.CMARK_OPT_DEFAULT, extensions=["table"]
+    )
     seen: dict[str, dict[str, str]] = {}
-    for alt, url in _IMAGE.findall(markdown):
-        seen.setdefault(url, {"type": "image", "url": url, "alt": alt})
+    if not html.strip():
+        return []
+    for image in lxml.html.fragment_fromstring(html, create_parent="div").iter("img"):
+        url = image.get("src") or ""
+        if is_web_url(url):
+            seen.setdefault(url, {"type": "image", "url": url, "alt": image.get("alt") or ""})
     return list(seen.values())
 
 
