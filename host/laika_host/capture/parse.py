@@ -19,6 +19,7 @@ from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstru
 
 from .dom import drop_tree
 from .errors import CaptureError
+from .limits import bound_attributes
 
 MAX_PARSE_CHARS = 2_000_000
 FEED_CHARS = 1 << 16
@@ -53,6 +54,7 @@ def parse_page(
 ) -> tuple[HtmlElement, bool]:
     """The page's tree (a `<div>` holding the fragment when `fragment`), and whether part of
     the page was left out (over `limit` characters, or nested too deep to read)."""
+    text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"
     if len(text) <= limit:

@@ -25,6 +25,7 @@ from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
 from .lead import find_lead, find_named_lead
+from .limits import bound_tree
 from .links import outbound_links
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
@@ -75,7 +76,8 @@ def capture_html(
     named = NamedSignals()
     page_url = strip_credentials(url) if url and is_web_url(url) else url
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
-    clock.run("prune", lambda: prune(tree, named))
+    if clock.run("prune", lambda: _prune(tree, named)):
+        found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
     found |= named.found | phrase_signals(visible, loads_scripts=loads_scripts)
     content, extractor = clock.run(
@@ -135,6 +137,12 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
     if not html.strip():
         raise CaptureError("empty", "the page is empty: nothing to capture")
     return html, None
+
+
+def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
+    """Noise out, then the bounds that keep extraction fast; whether a bound cut content."""
+    prune(tree, named)
+    return bound_tree(tree)
 
 
 def _check_html(text: str) -> None:
