@@ -19,8 +19,8 @@ from lxml import etree
 MAX_ATTRIBUTES = 256
 """Attributes kept on one tag; the parser is quadratic in them, so this acts on the text."""
 MAX_ROW_CELLS = 1_000
-MAX_ELEMENTS = 15_000
-"""Elements kept after pruning: about 1-2 s of extraction for the costliest kind (links)."""
+MAX_ELEMENTS = 10_000
+"""Elements kept after pruning: under 1 s of extraction for the costliest kind (links)."""
 _START_TAG = re.compile(
     # a whole start tag: name, then attributes with quoted or bare values, then `>` (or the
     # end of the page). Every character fits some part, so a match never fails half-way and
