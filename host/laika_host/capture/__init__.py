@@ -3,7 +3,8 @@
     from laika_host.capture import capture_html, CaptureOptions
     capture = capture_html(html_bytes, "https://example.org/story")
 
-One entry point, one options object. Modules: `decode` (bytes to text), `prune` (noise),
+One entry point, one options object. Modules: `decode` (bytes to text), `parse` (a bounded
+tree in linear time), `prune` (noise),
 `extract` (main-content candidates), `boilerplate` (leftover blocks), `lead` (recovered
 leads), `convert` (nh3 and URLs), `markdown_writer` (Markdown), `markdown_escape` (page
 text and URLs safe in Markdown), `emphasis` (markers that parse), `bounds` (truncation and

@@ -15,6 +15,8 @@ from lxml.html import HtmlElement
 from .dom import squash
 
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+MAX_JSON_LD_CHARS = 500_000
+"""A JSON-LD block is skipped beyond this (capture-dev's largest holds 17,510 characters)."""
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,7 @@ def _first(tree: HtmlElement, *xpaths: str) -> str | None:
 def _json_ld(tree: HtmlElement) -> list[dict[str, object]]:
     items: list[dict[str, object]] = []
     for script in tree.xpath('//script[@type="application/ld+json"]'):
-        try:
-            data = json.loads(script.text or "")
-        except ValueError:
-            continue
+        data = load_json_ld(script.text or "")
         stack = [data]
         while stack:
             node = stack.pop()
@@ -60,6 +59,18 @@ def _json_ld(tree: HtmlElement) -> list[dict[str, object]]:
                 items.append(node)
                 stack.extend(v for k, v in node.items() if k == "@graph")
     return items
+
+
+def load_json_ld(text: str) -> object:
+    """One JSON-LD block, or None when it is broken, over `MAX_JSON_LD_CHARS`, or nested
+    deeper than the JSON parser recurses (it raises RecursionError at about 1,000 levels):
+    metadata then comes from the page's other tags, never an error."""
+    if len(text) > MAX_JSON_LD_CHARS:
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _ld_value(items: list[dict[str, object]], key: str) -> str | None:

@@ -8,15 +8,12 @@ lead and title -> bound -> chunk -> text, links, hash.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
-import lxml.html
-from lxml import etree
-from lxml.html import HtmlComment, HtmlElement, HtmlEntity, HtmlProcessingInstruction
+from lxml.html import HtmlElement
 
 from ..redact import redact_text, redact_url
 from .boilerplate import remove_boilerplate_blocks
@@ -28,10 +25,12 @@ from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
 from .lead import find_lead, find_named_lead
+from .limits import bound_tree
 from .links import outbound_links
 from .markdown_escape import heading_line
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
+from .parse import parse_page
 from .prune import prune
 from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
 from .text import markdown_to_text
@@ -43,28 +42,8 @@ SHORT_EXTRACTION = 500
 SHORT_SHARE = 0.2
 READABILITY_WINS = 3.0
 MIN_LIST_LINKS = 10
-MAX_PARSE_CHARS = 2_000_000
-_SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 HEADING_WINDOW = 3
 TITLE_AGREEMENT = 0.5  # the article H1 is among the first blocks, after a lead image or date
-
-
-def _html_parser() -> lxml.html.HTMLParser:
-    """lxml.html's parser with one element class for every tag. lxml.html's own lookup picks
-    form and input classes (which capture never uses) in Python, for every element object
-    that prune, the extractors and the converter touch: about 2% of capture time."""
-    parser = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
-    lookup = etree.ElementDefaultClassLookup(
-        element=HtmlElement,
-        comment=HtmlComment,
-        pi=HtmlProcessingInstruction,
-        entity=HtmlEntity,
-    )
-    parser.set_element_class_lookup(lookup)
-    return parser
-
-
-_PARSER = _html_parser()
 
 
 class _Clock:
@@ -87,8 +66,9 @@ def capture_html(
     clock = _Clock()
     text, encoding = clock.run("decode", lambda: _decode(html, url))
     _check_html(text)
-    text, input_cut = _bound_input(text)
-    tree = clock.run("parse", lambda: _parse(text, options))
+    tree, input_cut = clock.run(
+        "parse", lambda: parse_page(text, fragment=options.mode == "selection")
+    )
     meta = clock.run("metadata", lambda: read_metadata(tree))
     found = clock.run("signals", lambda: markup_signals(tree, text))
     loads_scripts = tree.find(".//script[@src]") is not None  # stops at the first
@@ -97,7 +77,8 @@ def capture_html(
     named = NamedSignals()
     page_url = redact_url(url) if url else url  # a bad port is no reason to keep a password
     base = absolute_url(meta.base_href, page_url) if meta.base_href else page_url
-    clock.run("prune", lambda: prune(tree, named))
+    if clock.run("prune", lambda: _prune(tree, named)):
+        found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
     found |= named.found | phrase_signals(visible, loads_scripts=loads_scripts)
     content, extractor = clock.run(
@@ -163,16 +144,10 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
     return html, None
 
 
-def _bound_input(text: str) -> tuple[str, bool]:
-    """Keep memory bounded on huge pages: drop script and style bodies, then cut the HTML at a
-    tag boundary. The Markdown is bounded far below this anyway (`max_chars`)."""
-    if len(text) <= MAX_PARSE_CHARS:
-        return text, False
-    text = _SCRIPT_OR_STYLE.sub("", text)
-    if len(text) <= MAX_PARSE_CHARS:
-        return text, False
-    cut = text.rfind("<", 0, MAX_PARSE_CHARS)
-    return text[: cut if cut > 0 else MAX_PARSE_CHARS], True
+def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
+    """Noise out, then the bounds that keep extraction fast; whether a bound cut content."""
+    prune(tree, named)
+    return bound_tree(tree)
 
 
 def _check_html(text: str) -> None:
@@ -183,13 +158,6 @@ def _check_html(text: str) -> None:
         raise CaptureError(
             "not_html", "this is not HTML (no tags found); give the page's HTML source"
         )
-
-
-def _parse(text: str, options: CaptureOptions) -> HtmlElement:
-    data = text.encode("utf-8", "replace")
-    if options.mode == "selection":
-        return lxml.html.fragment_fromstring(data, create_parent="div", parser=_PARSER)
-    return lxml.html.document_fromstring(data, parser=_PARSER)
 
 
 def _main_content(

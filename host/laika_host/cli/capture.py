@@ -74,9 +74,11 @@ def capture(
 
 
 def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:
-    """Capture a file, `-` (standard input) or a URL; bad input exits 2 with the reason."""
-    from ..capture import CaptureError, capture_html
+    """Capture a file, `-` (standard input) or a URL; bad input, or a page that passes the
+    capture deadline, exits 2 with the reason."""
+    from ..capture import CaptureError
     from ..capture.fetch import fetch_html
+    from ..capture.isolated import capture_isolated_blocking
 
     try:
         if source.startswith(("http://", "https://")):
@@ -89,7 +91,7 @@ def read_page(source: str, page_url: str | None, options: CaptureOptions | None 
             if not path.is_file():
                 raise click.ClickException(f"no such file: {source}")
             raw = path.read_bytes()
-        return capture_html(raw, page_url, options=options)
+        return capture_isolated_blocking(raw, page_url, options=options)
     except CaptureError as exc:
         echo(f"laika: {exc}", err=True)
         sys.exit(2)

@@ -1,18 +1,19 @@
 """Handlers of the store message types: collections, sources (save page), search, jobs.
 
 Store and capture errors become host errors with the same message (they already say what to
-do); capture runs in a worker thread so the session keeps serving other requests.
+do); capture runs in the capture worker process (`capture.isolated`), so the session keeps
+serving other requests, pings and cancels included.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..capture import Capture, CaptureError, CaptureOptions, capture_html
+from ..capture import Capture, CaptureError, CaptureOptions
+from ..capture.isolated import capture_isolated
 from ..store import (
     ConflictError,
     InvalidInputError,
@@ -134,10 +135,10 @@ def observed_html(html: str, selection_html: str | None) -> tuple[str, bool]:
 
 
 async def capture_observed(html: str, url: str, *, selection: bool, title: str | None) -> Capture:
-    """Capture in a worker thread (the session keeps serving); the tab title fills in for a
-    page (or selection) that has none of its own."""
+    """Capture in the worker process (the session keeps serving; cancelling the request stops
+    it); the tab title fills in for a page (or selection) that has none of its own."""
     options = CaptureOptions(mode="selection" if selection else "auto")
-    capture = await asyncio.to_thread(capture_html, html, url, options=options)
+    capture = await capture_isolated(html, url, options=options)
     if not capture.title and title:
         capture = dataclasses.replace(capture, title=title)
     return capture

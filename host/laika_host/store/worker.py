@@ -1,6 +1,7 @@
 """Run capture jobs: fetch each queued URL, capture it, store it, record the outcome.
 
-Fetching and capturing run in a worker thread; the database write that stores the result is
+Fetching runs in a worker thread and capturing in the capture worker process (under its
+deadline, see `capture.isolated`); the database write that stores the result is
 one short transaction, so a process killed at any point leaves either the old source or the
 new one, and its job is recovered by the next process that opens the store.
 """
@@ -13,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..capture import CaptureError, capture_html
+from ..capture import CaptureError
 from ..capture.fetch import fetch_html
+from ..capture.isolated import capture_isolated
 from ..capture.urls import strip_credentials
 from .errors import StoreError
 from .records import CaptureJob
@@ -72,7 +74,7 @@ async def run_job(
     assert source.normalized_url is not None
     try:
         raw, final_url = await asyncio.to_thread(fetch, source.url)
-        capture = await asyncio.to_thread(capture_html, raw, final_url)
+        capture = await capture_isolated(raw, final_url)
     except CaptureError as error:
         return await _failed(store, job, str(error))
     except Exception as error:  # a job failure must not stop the queue

@@ -1,0 +1,133 @@
+"""Parsing with bounds: a huge page is bounded in linear time and loses nothing visible."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from laika_host.capture import CaptureError, capture_html
+from laika_host.capture import parse as parse_module
+from laika_host.capture.parse import parse_page
+
+TOKENS = [
+    "<!--",
+    "-->",
+    "--!>",
+    "<!-->",
+    "<script>",
+    "</script>",
+    "<style>",
+    "</style >",
+    "<SCRIPT type='a'>",
+    "</SCRIPT>",
+    "<p>",
+    "</p>",
+    "<div>",
+    "</div>",
+    "<b>",
+    "word",
+    "more",
+    " ",
+    "\n",
+    ">",
+    "<",
+    "-",
+    "</script",
+    "<scripts>",
+    "<title>",
+    "</title>",
+    "<p title='<script>'>",
+]
+
+
+def hostile_page(tags: int, size: int = 2_500_000) -> str:
+    """The review's page: `<script>` strings in comments (the extension's serializer keeps
+    them), so each looks like an unclosed script to a regex."""
+    paragraph = "<p>" + "word " * max(1, (size // tags - 25) // 5) + "</p>\n"
+    body = "".join(f"<!-- <script> -->{paragraph}" for _ in range(tags))
+    return f"<html><body><article><h1>Many comments</h1>{body}</article></body></html>"
+
+
+def visible(root: object) -> str:
+    """The words a reader sees: script and style text left out."""
+    import copy
+
+    tree = copy.deepcopy(root)
+    for hidden in list(tree.iter("script", "style")):
+        hidden.drop_tree()
+    return " ".join(tree.text_content().split())
+
+
+def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
+    page = hostile_page(3_000)
+    assert len(page) > 2_400_000
+    started = time.perf_counter()
+    result = capture_html(page, "https://example.org/comments")
+    elapsed = time.perf_counter() - started
+    # the regex stripper took 40 s here (quadratic); the bounded parse takes well under 1 s
+    assert elapsed < 5, f"{elapsed:.1f} s"
+    assert result.markdown.startswith("# Many comments")
+    assert "truncated" in result.signals  # 2.45 M visible characters: cut at 2 M
+
+
+def test_bounding_time_grows_linearly_with_unclosed_tags() -> None:
+    def timed(tags: int) -> float:
+        page = hostile_page(tags, size=tags * 800)
+        started = time.perf_counter()
+        parse_page(page, fragment=False, limit=len(page) // 2)
+        return time.perf_counter() - started
+
+    timed(500)  # warm up
+    small, large = min(timed(1_500) for _ in range(3)), min(timed(6_000) for _ in range(3))
+    assert large < 1.0
+    assert large / max(small, 1e-3) < 10  # 4x the input: quadratic would be 16x
+
+
+@settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
+@given(
+    tokens=st.lists(st.sampled_from(TOKENS), max_size=40),
+    piece=st.integers(1, 40),
+    fragment=st.booleans(),
+)
+def test_a_page_fed_in_pieces_shows_what_the_whole_page_shows(
+    tokens: list[str], piece: int, fragment: bool
+) -> None:
+    """The bounded path (the parser fed piece by piece, scripts dropped as read) shows the
+    same words as parsing the whole page, whatever the markup and wherever pieces end."""
+    page = "<html><body><p>start</p>" + "".join(tokens) + "</body></html>"
+    whole, whole_cut = parse_page(page, fragment=fragment)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parse_module, "FEED_CHARS", piece)
+        bounded, cut = parse_page(page, fragment=fragment, limit=len(page) - 1)
+    if not cut:
+        assert visible(bounded) == visible(whole)
+    assert not whole_cut
+
+
+@settings(max_examples=200, suppress_health_check=list(HealthCheck), deadline=None)
+@given(tokens=st.lists(st.sampled_from(TOKENS), max_size=60), share=st.floats(0.1, 0.9))
+def test_a_cut_page_keeps_a_prefix_of_the_words(tokens: list[str], share: float) -> None:
+    page = "<html><body><p>start</p>" + "".join(tokens) + "<p>end</p></body></html>"
+    whole, _ = parse_page(page, fragment=False)
+    bounded, cut = parse_page(page, fragment=False, limit=max(30, int(len(page) * share)))
+    shown, everything = visible(bounded), visible(whole)
+    assert everything.startswith(shown.removesuffix(" ").rsplit(" ", 1)[0])
+    if not cut:
+        assert shown == everything
+
+
+def test_deep_nesting_is_reported_as_cut() -> None:
+    page = "<html><body>" + "<div>" * 400 + "deep" + "</div>" * 400 + "<p>after</p></body></html>"
+    _, cut = parse_page(page, fragment=False)
+    assert cut  # libxml2 stops at 256 levels: the capture must say it is partial
+    result = capture_html(page, "https://example.org/deep")
+    assert "truncated" in result.signals
+
+
+def test_a_page_of_only_comments_is_a_clear_capture_error() -> None:
+    with pytest.raises(CaptureError, match="no content") as caught:
+        capture_html("<!-- nothing but a comment -->", "https://example.org/")
+    assert caught.value.kind == "empty"
