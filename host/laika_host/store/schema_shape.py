@@ -50,14 +50,24 @@ async def expected_shape(version: int) -> Shape:
 
 
 def missing_parts(expected: Shape, found: Shape) -> list[str]:
-    """What `found` lacks, in words; a missing table's columns are not listed again."""
+    """What `found` lacks, in words; a missing table's columns and automatic indexes are
+    not listed again."""
     gone = expected - found
     gone_tables = {name for kind, name in gone if kind == "table"}
     return [
         f"{kind} {name} is missing"
         for kind, name in sorted(gone, key=lambda part: (_ORDER.get(part[0], 9), part[1]))
-        if kind != "column" or name.split(".", 1)[0] not in gone_tables
+        if _table_of(kind, name) not in gone_tables
     ]
+
+
+def _table_of(kind: str, name: str) -> str | None:
+    """The table a column or a constraint's automatic index belongs to (said with it)."""
+    if kind == "column":
+        return name.split(".", 1)[0]
+    if kind == "index" and name.startswith("sqlite_autoindex_"):
+        return name.removeprefix("sqlite_autoindex_").rsplit("_", 1)[0]
+    return None
 
 
 def describe(parts: list[str]) -> str:
