@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -94,8 +95,19 @@ def test_a_new_file_gets_the_latest_schema_with_the_pragmas(db: Path) -> None:
 def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shipped = list(migrations_module.MIGRATIONS)
     monkeypatch.setattr(migrations_module, "MIGRATIONS", shipped[:1])  # a v1 file, as 0.1 wrote
-    run(db, lambda store: store.collections.create("Kept"))
-    saved = run(db, lambda store: store.sources.save_capture("Kept", page("Tides", "Low tide.")))
+    run(db, lambda store: store.schema_version())
+    with contextlib.closing(sqlite3.connect(db)) as connection:  # its rows, as 0.1 wrote them
+        connection.execute(
+            "INSERT INTO collections (id, title, created_at, updated_at) "
+            "VALUES ('col_1', 'Kept', 1, 1)"
+        )
+        connection.execute(
+            "INSERT INTO sources (id, collection_id, kind, url, normalized_url, title, "
+            "capture_status, capture_markdown, capture_text, content_hash, added_at, "
+            "captured_at, updated_at) VALUES ('src_1', 'col_1', 'url', 'https://t.test/', "
+            "'https://t.test/', 'Tides', 'captured', '# Tides', 'Tides', 'h', 1, 1, 1)"
+        )
+        connection.commit()
 
     async def m003_add_note_column(connection: object) -> None:
         await connection.execute("ALTER TABLE collections ADD COLUMN note TEXT")  # type: ignore[attr-defined]
@@ -108,13 +120,14 @@ def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatc
             for row in await store.db.fetch_all("SELECT name FROM _migrations ORDER BY rowid")
         ]
         titles = [c.title for c in await store.collections.list()]
-        versions = await store.sources.versions(saved.source.id)
+        versions = await store.sources.versions("src_1")
         return await store.schema_version(), names, titles, len(versions)
 
     version, names, titles, captures = run(db, work)
     assert version == len(shipped) + 1
     assert names == [*(m.__name__ for m in shipped), "m003_add_note_column"]
     assert titles == ["Kept"]  # nothing lost
+    assert run(db, lambda store: store.collections.get("KEPT")).id == "col_1"  # by its key
     assert captures == 1  # the v1 source's capture is listed as its current version
 
 

@@ -9,8 +9,9 @@ keeps every byte. A file is new only when it holds no schema object at all.
 
 from __future__ import annotations
 
+from . import migrations
 from ._db import Database
-from .migrations import LAIKA_APPLICATION_ID, MIGRATIONS, too_new_error
+from .migrations import LAIKA_APPLICATION_ID, too_new_error
 from .schema_shape import describe, expected_shape, missing_parts, read_shape
 from .sqlite_errors import damaged_error, foreign_error
 
@@ -31,7 +32,7 @@ async def check_file(database: Database) -> None:
         names = [str(row[1]) for row in objects]
         if not await _is_laikas(database, owner, version):
             raise foreign_error(database.path, _foreign_problem(owner, version, names))
-        if version > len(MIGRATIONS):
+        if version > len(migrations.MIGRATIONS):
             raise too_new_error(database.path, version)
         if version == 0:
             raise damaged_error(database.path, "its schema version was reset to 0")

@@ -19,6 +19,7 @@ from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
+from .titles import title_key
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 LAIKA_APPLICATION_ID = 0x4C41494B  # "LAIK": marks the file as Laika's in the SQLite header
@@ -42,7 +43,33 @@ async def m003_application_id(connection: aiosqlite.Connection) -> None:
     await connection.execute(f"PRAGMA application_id = {LAIKA_APPLICATION_ID}")
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_source_versions, m003_application_id]
+async def m004_title_keys(connection: aiosqlite.Connection) -> None:
+    """Collection titles are unique by `title_key` (Unicode caseless, computed in Python),
+    not by SQLite's NOCASE, which stops at NUL and folds only ASCII. Titles an older Laika
+    let in twice both stay: the later one's key gets a NUL and its id, which no title given
+    now can have (NUL is refused), so it is found by id or exact title."""
+    await connection.execute(
+        "ALTER TABLE collections ADD COLUMN title_key TEXT NOT NULL DEFAULT ''"
+    )
+    cursor = await connection.execute("SELECT id, title FROM collections ORDER BY created_at, id")
+    taken: set[str] = set()
+    for collection_id, title in await cursor.fetchall():
+        key = title_key(title)
+        key = f"{key}\x00{collection_id}" if key in taken else key
+        taken.add(key)
+        await connection.execute(
+            "UPDATE collections SET title_key = ? WHERE id = ?", (key, collection_id)
+        )
+    await connection.execute("DROP INDEX collections_by_title")
+    await connection.execute("CREATE UNIQUE INDEX collections_by_key ON collections (title_key)")
+
+
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+    m002_source_versions,
+    m003_application_id,
+    m004_title_keys,
+]
 
 
 def _statements(script: str) -> list[str]:

@@ -67,7 +67,7 @@ def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
             f"(mv '{path}' '{path}.broken') and Laika starts a new one, or restore it from a "
             f"backup; `sqlite3 '{path}.broken' .recover` can save what is still readable."
         )
-    if code == sqlite3.SQLITE_ERROR and str(error).startswith(_SCHEMA_GONE):
+    if code == sqlite3.SQLITE_ERROR and any(words in str(error) for words in _SCHEMA_GONE):
         return damaged_error(path, f"part of its schema is missing or was changed ({error})")
     if code in _UNAVAILABLE:
         return StoreUnavailableError(
