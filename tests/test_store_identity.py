@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from laika_host.store import Store, StoreCorruptError, open_store
-from laika_host.store.migrations import MIGRATIONS
+from laika_host.store.migrations import LAIKA_APPLICATION_ID, MIGRATIONS
 
 T = TypeVar("T")
 LAIKA_TABLES = ["_migrations", "collections", "sources", "meta", "capture_jobs"]
@@ -144,6 +144,22 @@ def test_the_reviewers_places_file_is_refused_by_the_host_and_the_cli(tmp_path: 
     assert "not a Laika database" in done.stderr
     assert "Traceback" not in done.stderr
     assert _snapshot(home) == before
+
+
+@pytest.mark.parametrize("version", [0, 1, len(MIGRATIONS)])
+def test_a_file_with_laikas_mark_but_not_its_schema_is_refused_as_damaged(
+    tmp_path: Path, version: int
+) -> None:
+    db = tmp_path / "laika.db"
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        connection.execute("CREATE TABLE notes (body TEXT)")
+        connection.execute(f"PRAGMA application_id = {LAIKA_APPLICATION_ID}")
+        connection.execute(f"PRAGMA user_version = {version}")
+        connection.commit()
+    before = _snapshot(tmp_path)
+    with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged Laika database: "):
+        run(db, lambda store: store.collections.list())
+    assert _snapshot(tmp_path) == before
 
 
 # --- a new file -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from .schema_shape import describe, expected_shape, missing_parts, read_shape
 from .sqlite_errors import damaged_error, foreign_error
 
 _NAMES_SHOWN = 5
+_NAME_CHARS = 60  # a name is the other program's text: shown short, escaped by repr
 
 
 async def check_file(database: Database) -> None:
@@ -58,7 +59,7 @@ def _foreign_problem(owner: int, version: int, names: list[str]) -> str:
         return f"its header names another application (application_id {owner & 0xFFFFFFFF:#x})"
     if not names:
         return f"it has no tables, but its header says schema version {version}"
-    shown = ", ".join(repr(name) for name in names[:_NAMES_SHOWN])
+    shown = ", ".join(repr(name[:_NAME_CHARS]) for name in names[:_NAMES_SHOWN])
     more = len(names) - _NAMES_SHOWN
     listed = f"{shown} and {more} more" if more > 0 else shown
     return f"it holds another program's tables ({listed}) and no record of Laika's migrations"
