@@ -33,9 +33,7 @@ def _clean(output: str) -> bool:
 
 def test_ask_and_sources_print_no_escape_sequence_from_stored_text(tmp_path: Path) -> None:
     env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
-    added = run_laika(
-        "sources", "note", "-", "--title", f"Tides {OSC52}", stdin=HOSTILE.encode(), env=env
-    )
+    added = run_laika("sources", "note", "-", stdin=HOSTILE.encode(), env=env)  # title: line 1
     assert added.returncode == 0, added.stderr
     source_id = added.stdout.split()[0]
     for args in (
@@ -58,9 +56,10 @@ def test_ask_and_sources_print_no_escape_sequence_from_stored_text(tmp_path: Pat
     assert "Tides rise twice a day the tide tables because the moon pulls." in shown
 
 
-async def _add_note(title: str, markdown: str) -> str:
+async def _add_note(markdown: str) -> str:
+    """The note's title is its first line: stored text, which a given title cannot be."""
     async with open_store() as store:
-        saved = await store.sources.add_note("Inbox", markdown, title=title)
+        saved = await store.sources.add_note("Inbox", markdown)
         return saved.source.id
 
 
@@ -70,7 +69,7 @@ def test_for_any_stored_text_the_cli_prints_no_control_character(text: str) -> N
     with tempfile.TemporaryDirectory() as home:
         runner = CliRunner(env={"LAIKA_HOME": home})
         os.environ["LAIKA_HOME"] = home  # the store the note goes to (the fixture restores it)
-        source_id = asyncio.run(_add_note(text, f"{text} tides {text}"))
+        source_id = asyncio.run(_add_note(f"{text} tides {text}"))
         _check_commands(runner, source_id)
 
 

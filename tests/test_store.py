@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -54,13 +55,14 @@ def db(tmp_path: Path) -> Path:
 def test_a_new_file_gets_the_latest_schema_with_the_pragmas(db: Path) -> None:
     async def work(store: Store) -> dict[str, object]:
         pragmas = {}
-        for name in ("journal_mode", "foreign_keys", "synchronous", "busy_timeout", "page_size"):
+        pragmas_read = ("journal_mode", "foreign_keys", "synchronous", "busy_timeout", "page_size")
+        for name in (*pragmas_read, "application_id"):
             row = await store.db.fetch_one(f"PRAGMA {name}")
             assert row is not None
             pragmas[name] = row[0]
         tables = await store.db.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")
         pragmas["tables"] = {row[0] for row in tables}
-        applied = await store.db.fetch_all("SELECT name FROM _migrations")
+        applied = await store.db.fetch_all("SELECT name FROM _migrations ORDER BY rowid")
         pragmas["migrations"] = [row[0] for row in applied]
         pragmas["version"] = await store.schema_version()
         return pragmas
@@ -71,8 +73,9 @@ def test_a_new_file_gets_the_latest_schema_with_the_pragmas(db: Path) -> None:
     assert found["synchronous"] == 1  # NORMAL
     assert found["busy_timeout"] == 5000
     assert found["page_size"] == 8192
-    assert found["version"] == 2
-    assert found["migrations"] == ["m001_initial", "m002_source_versions"]
+    assert found["version"] == len(migrations_module.MIGRATIONS)
+    assert found["migrations"] == [m.__name__ for m in migrations_module.MIGRATIONS]
+    assert found["application_id"] == migrations_module.LAIKA_APPLICATION_ID
     tables = found["tables"]
     assert isinstance(tables, set)
     assert {
@@ -92,8 +95,19 @@ def test_a_new_file_gets_the_latest_schema_with_the_pragmas(db: Path) -> None:
 def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shipped = list(migrations_module.MIGRATIONS)
     monkeypatch.setattr(migrations_module, "MIGRATIONS", shipped[:1])  # a v1 file, as 0.1 wrote
-    run(db, lambda store: store.collections.create("Kept"))
-    saved = run(db, lambda store: store.sources.save_capture("Kept", page("Tides", "Low tide.")))
+    run(db, lambda store: store.schema_version())
+    with contextlib.closing(sqlite3.connect(db)) as connection:  # its rows, as 0.1 wrote them
+        connection.execute(
+            "INSERT INTO collections (id, title, created_at, updated_at) "
+            "VALUES ('col_1', 'Kept', 1, 1)"
+        )
+        connection.execute(
+            "INSERT INTO sources (id, collection_id, kind, url, normalized_url, title, "
+            "capture_status, capture_markdown, capture_text, content_hash, added_at, "
+            "captured_at, updated_at) VALUES ('src_1', 'col_1', 'url', 'https://t.test/', "
+            "'https://t.test/', 'Tides', 'captured', '# Tides', 'Tides', 'h', 1, 1, 1)"
+        )
+        connection.commit()
 
     async def m003_add_note_column(connection: object) -> None:
         await connection.execute("ALTER TABLE collections ADD COLUMN note TEXT")  # type: ignore[attr-defined]
@@ -101,15 +115,19 @@ def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(migrations_module, "MIGRATIONS", [*shipped, m003_add_note_column])
 
     async def work(store: Store) -> tuple[int, list[str], list[str], int]:
-        names = [row[0] for row in await store.db.fetch_all("SELECT name FROM _migrations")]
+        names = [
+            row[0]
+            for row in await store.db.fetch_all("SELECT name FROM _migrations ORDER BY rowid")
+        ]
         titles = [c.title for c in await store.collections.list()]
-        versions = await store.sources.versions(saved.source.id)
+        versions = await store.sources.versions("src_1")
         return await store.schema_version(), names, titles, len(versions)
 
     version, names, titles, captures = run(db, work)
-    assert version == 3
-    assert names == ["m001_initial", "m002_source_versions", "m003_add_note_column"]
+    assert version == len(shipped) + 1
+    assert names == [*(m.__name__ for m in shipped), "m003_add_note_column"]
     assert titles == ["Kept"]  # nothing lost
+    assert run(db, lambda store: store.collections.get("KEPT")).id == "col_1"  # by its key
     assert captures == 1  # the v1 source's capture is listed as its current version
 
 
@@ -118,7 +136,8 @@ def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
     with sqlite3.connect(db) as connection:
         connection.execute("PRAGMA user_version = 7")
     before = db.read_bytes()
-    with pytest.raises(SchemaTooNewError, match=r"schema version 7.*knows only up to 2.*Upgrade"):
+    shipped = len(migrations_module.MIGRATIONS)
+    with pytest.raises(SchemaTooNewError, match=rf"version 7.*knows only up to {shipped}.*Upgrade"):
         run(db, lambda store: store.collections.list())
     assert db.read_bytes() == before
 

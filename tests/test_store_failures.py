@@ -31,7 +31,7 @@ from laika_host.store import (
     StoreFullError,
     open_store,
 )
-from laika_host.store.migrations import MIGRATIONS
+from laika_host.store.migrations import LAIKA_APPLICATION_ID, MIGRATIONS
 
 from native_client import ARTICLE, Client, HostProcess
 from support import run_laika
@@ -55,13 +55,18 @@ def _digest(path: Path) -> str:
 
 
 @pytest.mark.parametrize("version", [len(MIGRATIONS) + 1, 99])
+@pytest.mark.parametrize("made_by", ["a newer Laika's migration", "a future schema"])
 def test_a_newer_file_in_rollback_journal_mode_is_refused_before_any_write(
-    tmp_path: Path, version: int
+    tmp_path: Path, version: int, made_by: str
 ) -> None:
     db = tmp_path / "laika.db"
+    if made_by == "a newer Laika's migration":
+        run(db, lambda store: store.collections.create("Mine"))
     with contextlib.closing(sqlite3.connect(db)) as connection:
         connection.execute("PRAGMA journal_mode = delete")
-        connection.execute("CREATE TABLE future (x)")
+        if made_by == "a future schema":  # nothing of today's schema, only Laika's mark
+            connection.execute("CREATE TABLE future (x)")
+            connection.execute(f"PRAGMA application_id = {LAIKA_APPLICATION_ID}")
         connection.execute(f"PRAGMA user_version = {version}")
         connection.commit()
     before = _digest(db)

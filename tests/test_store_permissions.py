@@ -166,19 +166,19 @@ def test_database_files_an_older_laika_left_open_become_private(tmp_path: Path) 
     from laika_host.store import open_store
 
     db = tmp_path / "laika.db"
+
+    async def work(title: str) -> None:
+        async with open_store(db) as store:
+            await store.collections.create(title)
+
+    asyncio.run(work("Inbox"))  # a Laika file, then opened to others as an older Laika left it
+    db.chmod(0o644)
     with process_umask(0o022):
         connection = sqlite3.connect(db)
-        connection.execute("PRAGMA journal_mode = wal")
-        connection.execute("CREATE TABLE t (x)")
-        connection.commit()
+        connection.execute("SELECT count(*) FROM collections").fetchall()  # -wal, -shm appear
         old = [db, db.with_name("laika.db-wal"), db.with_name("laika.db-shm")]
         assert all(stat.S_IMODE(path.stat().st_mode) == 0o644 for path in old)
-
-        async def work() -> None:
-            async with open_store(db) as store:
-                await store.collections.create("Coast")
-
-        asyncio.run(work())
+        asyncio.run(work("Coast"))
         connection.close()
     assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in old if path.exists()} == {
         path.name: 0o600 for path in old if path.exists()

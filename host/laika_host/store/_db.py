@@ -103,11 +103,24 @@ class Database:
         return database
 
     async def prepare_file(self) -> None:
-        """The settings stored in the file: page size (a new file only) and WAL mode."""
+        """The settings stored in the file: page size (a new file only) and WAL mode. The
+        first writes to the file: call it only once the file is known to be Laika's or new
+        (`file_check.check_file`)."""
         row = await self.fetch_one("PRAGMA page_count")
         if row is not None and row[0] == 0:  # a new file: pages fit 24k-char sources better
             await self.connection.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         await self._retry_busy(self._enable_wal)
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[None]:
+        """A read transaction: the reads inside see one state of the file, so a migration
+        another process commits meanwhile lands wholly before or after them."""
+        async with self._write_lock:
+            await self._retry_busy(lambda: self.connection.execute("BEGIN DEFERRED"))
+            try:
+                yield
+            finally:
+                await _run_to_end(self._rollback())
 
     async def _enable_wal(self) -> None:
         cursor = await self.connection.execute("PRAGMA journal_mode = WAL")

@@ -1,4 +1,4 @@
-"""Collections: named groups of sources. Titles are unique, ignoring case."""
+"""Collections: named groups of sources. Titles are unique, ignoring case (`titles`)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 import sqlite3
 
 from ._db import Database, Row
-from .errors import ConflictError, InvalidInputError, NotFoundError
+from .errors import ConflictError, NotFoundError
 from .ids import new_id, now_ms
 from .records import Collection, loads, required_time
+from .titles import clean_title, title_key
 
 DEFAULT_COLLECTION = "Inbox"
-MAX_TITLE = 200
 _SELECT = (
     "SELECT c.*, (SELECT count(*) FROM sources s WHERE s.collection_id = c.id) AS source_count "
     "FROM collections c"
@@ -29,15 +29,6 @@ def _record(row: Row) -> Collection:
     )
 
 
-def clean_title(title: str) -> str:
-    cleaned = " ".join(title.split())
-    if not cleaned:
-        raise InvalidInputError("a collection needs a title (got an empty one)")
-    if len(cleaned) > MAX_TITLE:
-        raise InvalidInputError(f"a collection title is at most {MAX_TITLE} characters")
-    return cleaned
-
-
 class Collections:
     def __init__(self, database: Database) -> None:
         self.db = database
@@ -48,9 +39,9 @@ class Collections:
         try:
             async with self.db.transaction() as connection:
                 await connection.execute(
-                    "INSERT INTO collections (id, title, tags_json, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (new_id("col"), title, json.dumps(tags or []), now, now),
+                    "INSERT INTO collections (id, title, title_key, tags_json, created_at, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (new_id("col"), title, title_key(title), json.dumps(tags or []), now, now),
                 )
         except sqlite3.IntegrityError:
             raise ConflictError(
@@ -67,16 +58,20 @@ class Collections:
         now = now_ms()
         async with self.db.transaction() as connection:
             await connection.execute(
-                "INSERT OR IGNORE INTO collections (id, title, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?)",
-                (new_id("col"), title, now, now),
+                "INSERT OR IGNORE INTO collections (id, title, title_key, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?)",
+                (new_id("col"), title, title_key(title), now, now),
             )
         return await self.get(title)
 
     async def find(self, id_or_title: str) -> Collection | None:
+        """By id, else by title: the exact title first (two an older Laika let in stay
+        apart), then the same title in another case or form."""
+        title = " ".join(id_or_title.split())
         row = await self.db.fetch_one(
-            f"{_SELECT} WHERE c.id = ? OR c.title = ? COLLATE NOCASE",
-            (id_or_title, " ".join(id_or_title.split())),
+            f"{_SELECT} WHERE c.id = :ref OR c.title = :title OR c.title_key = :key "
+            "ORDER BY c.id = :ref DESC, c.title = :title DESC LIMIT 1",
+            {"ref": id_or_title, "title": title, "key": title_key(title)},
         )
         return _record(row) if row else None
 
@@ -98,8 +93,8 @@ class Collections:
         try:
             async with self.db.transaction() as connection:
                 await connection.execute(
-                    "UPDATE collections SET title = ?, updated_at = ? WHERE id = ?",
-                    (new_title, now_ms(), collection.id),
+                    "UPDATE collections SET title = ?, title_key = ?, updated_at = ? WHERE id = ?",
+                    (new_title, title_key(new_title), now_ms(), collection.id),
                 )
         except sqlite3.IntegrityError:
             raise ConflictError(f"a collection named {new_title!r} already exists") from None

@@ -3,12 +3,14 @@
 Add a migration by appending a function to `MIGRATIONS`; never edit one that has shipped.
 Opening an older file applies the missing ones (in one transaction each); a file whose
 `user_version` is higher than `len(MIGRATIONS)` was written by a newer Laika and is refused.
+Whether a file is Laika's at all is decided before any of this runs (`file_check`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import aiosqlite
 
@@ -17,8 +19,10 @@ from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
+from .titles import title_key
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+LAIKA_APPLICATION_ID = 0x4C41494B  # "LAIK": marks the file as Laika's in the SQLite header
 
 
 async def m001_initial(connection: aiosqlite.Connection) -> None:
@@ -33,7 +37,39 @@ async def m002_source_versions(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [m001_initial, m002_source_versions]
+async def m003_application_id(connection: aiosqlite.Connection) -> None:
+    """The header names Laika as the file's owner (`file laika.db` shows it too), so a file
+    is known to be ours even if a tool dropped `_migrations`."""
+    await connection.execute(f"PRAGMA application_id = {LAIKA_APPLICATION_ID}")
+
+
+async def m004_title_keys(connection: aiosqlite.Connection) -> None:
+    """Collection titles are unique by `title_key` (Unicode caseless, computed in Python),
+    not by SQLite's NOCASE, which stops at NUL and folds only ASCII. Titles an older Laika
+    let in twice both stay: the later one's key gets a NUL and its id, which no title given
+    now can have (NUL is refused), so it is found by id or exact title."""
+    await connection.execute(
+        "ALTER TABLE collections ADD COLUMN title_key TEXT NOT NULL DEFAULT ''"
+    )
+    cursor = await connection.execute("SELECT id, title FROM collections ORDER BY created_at, id")
+    taken: set[str] = set()
+    for collection_id, title in await cursor.fetchall():
+        key = title_key(title)
+        key = f"{key}\x00{collection_id}" if key in taken else key
+        taken.add(key)
+        await connection.execute(
+            "UPDATE collections SET title_key = ? WHERE id = ?", (key, collection_id)
+        )
+    await connection.execute("DROP INDEX collections_by_title")
+    await connection.execute("CREATE UNIQUE INDEX collections_by_key ON collections (title_key)")
+
+
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+    m002_source_versions,
+    m003_application_id,
+    m004_title_keys,
+]
 
 
 def _statements(script: str) -> list[str]:
@@ -60,11 +96,12 @@ async def refuse_newer(database: Database) -> None:
     await _refuse_newer(database, await schema_version(database))
 
 
-async def migrate(database: Database) -> list[str]:
-    """Bring the file up to date; returns the names of the migrations applied now."""
+async def migrate(database: Database, *, upto: int | None = None) -> list[str]:
+    """Bring the file up to date (or to version `upto`); returns the names of the migrations
+    applied now."""
     applied: list[str] = []
     await refuse_newer(database)
-    for number, migration in enumerate(MIGRATIONS, start=1):
+    for number, migration in enumerate(MIGRATIONS[:upto], start=1):
         async with database.transaction() as connection:
             current = await _version_in(connection)
             await _refuse_newer(database, current)
@@ -92,9 +129,13 @@ async def _version_in(connection: aiosqlite.Connection) -> int:
 
 async def _refuse_newer(database: Database, version: int) -> None:
     if version > len(MIGRATIONS):
-        raise SchemaTooNewError(
-            f"{database.path} has schema version {version}, but this Laika knows only up to "
-            f"{len(MIGRATIONS)}: it was written by a newer Laika. Upgrade laika-host "
-            "(pip install -U laika-host), or set LAIKA_HOME to use another data directory. "
-            "The file was not changed."
-        )
+        raise too_new_error(database.path, version)
+
+
+def too_new_error(path: Path, version: int) -> SchemaTooNewError:
+    return SchemaTooNewError(
+        f"{path} has schema version {version}, but this Laika knows only up to "
+        f"{len(MIGRATIONS)}: it was written by a newer Laika. Upgrade laika-host "
+        "(pip install -U laika-host), or set LAIKA_HOME to use another data directory. "
+        "The file was not changed."
+    )

@@ -41,6 +41,7 @@ from .records import (
 )
 from .redact import redact_row
 from .refresh import keep_reason
+from .titles import clean_title
 from .versions import Versions, archive
 
 SUMMARY_CHARS = 480
@@ -290,7 +291,10 @@ class Sources:
     async def add_note(
         self, collection: str, markdown: str, *, title: str | None = None, origin: str = "cli"
     ) -> SavedSource:
-        """A note written by the user (Markdown), stored as a captured source of kind note."""
+        """A note written by the user (Markdown), stored as a captured source of kind note;
+        its title is `title` (one line of text, see `titles`) or the note's first line."""
+        if title is not None:
+            title = clean_title(title, what="a note")
         if not markdown.strip():
             raise InvalidInputError("a note needs some text (got an empty one)")
         if len(markdown) > MAX_NOTE_CHARS:
@@ -299,7 +303,7 @@ class Sources:
         markdown = redact_text(markdown)  # before the hash, so the stored note matches it
         text = markdown_to_text(markdown)
         columns = {
-            "title": title or _first_line(text),
+            "title": title if title is not None else _first_line(text),
             "capture_status": "captured",
             "content_hash": hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
             "capture_summary": summary_of(text),
@@ -314,6 +318,8 @@ class Sources:
         self, collection: str, url: str, *, title: str | None = None, origin: str = "cli"
     ) -> SavedSource:
         """A URL to capture later (status pending); an existing source for it is returned."""
+        if title is not None:
+            title = clean_title(title, what="a source")
         if not is_web_url(url):
             raise InvalidInputError(f"not a web address: {url!r} (give an http:// or https:// URL)")
         clean = strip_credentials(url)

@@ -17,12 +17,40 @@ _UNAVAILABLE = {
     sqlite3.SQLITE_PERM,
     sqlite3.SQLITE_READONLY,
 }
+# What SQLite says when a statement needs a part of the schema the file no longer has (a
+# table renamed or dropped by another tool, a column dropped, an FTS index's shadow table
+# gone). Laika's own statements all run in the test suite against the whole schema.
+_SCHEMA_GONE = (
+    "no such table",
+    "no such column",
+    "has no column named",
+    "no such index",
+    "vtable constructor failed",
+)
 
 
 def primary_code(error: sqlite3.Error) -> int | None:
     """SQLite's primary result code (extended codes such as SQLITE_IOERR_WRITE folded)."""
     code = getattr(error, "sqlite_errorcode", None)
     return code & 0xFF if isinstance(code, int) else None
+
+
+def damaged_error(path: Path, problem: str) -> StoreCorruptError:
+    """A Laika file that lost part of itself: say what, and how to get the data back."""
+    return StoreCorruptError(
+        f"{path} is a damaged Laika database: {problem}. It was not changed. Restore it "
+        f"from a backup, or move it aside (mv '{path}' '{path}.broken') and Laika starts a "
+        f"new one; `sqlite3 '{path}.broken' .recover` can save what is still readable."
+    )
+
+
+def foreign_error(path: Path, problem: str) -> StoreCorruptError:
+    """Another program's SQLite file where Laika keeps its own: never write into it."""
+    return StoreCorruptError(
+        f"{path} is not a Laika database: {problem}. It was not changed. If another program "
+        "uses it, give Laika its own data directory (set LAIKA_HOME); otherwise move it "
+        f"aside (mv '{path}' '{path}.other') and Laika starts a new one there."
+    )
 
 
 def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
@@ -39,6 +67,8 @@ def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
             f"(mv '{path}' '{path}.broken') and Laika starts a new one, or restore it from a "
             f"backup; `sqlite3 '{path}.broken' .recover` can save what is still readable."
         )
+    if code == sqlite3.SQLITE_ERROR and any(words in str(error) for words in _SCHEMA_GONE):
+        return damaged_error(path, f"part of its schema is missing or was changed ({error})")
     if code in _UNAVAILABLE:
         return StoreUnavailableError(
             f"cannot use {path} ({error}): check that its disk is mounted and writable and "

@@ -11,8 +11,9 @@ from ._db import WRITE_DEADLINE_SECONDS, Database
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
+from .file_check import check_file
 from .jobs import Jobs
-from .migrations import migrate, refuse_newer, schema_version
+from .migrations import migrate, schema_version
 from .runs import Runs
 from .search import Search
 from .sources import Sources
@@ -70,14 +71,15 @@ async def open_store(
     retry_base_ms: int | None = None,
 ) -> AsyncIterator[Store]:
     """Open (creating and migrating as needed) the database; jobs left by dead processes
-    go back to the queue."""
+    go back to the queue. Another program's file, a damaged one or one from a newer Laika
+    is refused before anything writes to it."""
     path = path or default_db_path()
     ensure_private_dir(path.parent)
-    for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        tighten_file(own)  # left open to others by an older Laika
     database = await Database.open(path, write_deadline=write_deadline)
     try:
-        await refuse_newer(database)  # before the first write: a newer file stays untouched
+        await check_file(database)  # reads only: a foreign, damaged or newer file stays as is
+        for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            tighten_file(own)  # left open to others by an older Laika
         await database.prepare_file()
         await migrate(database)
         store = Store(database, retry_base_ms=retry_base_ms)
