@@ -95,7 +95,17 @@ async def churn(db: Path, seed: int) -> None:
                 await store.jobs.cancel(job.id)
 
 
+async def _open_once(db: Path) -> None:
+    async with open_store(db, recover_jobs=False):
+        pass
+
+
 def zygote(db: Path) -> None:
+    # Warm what a writer does first (capture's lazy imports and first-call setup, the store's
+    # schema check) so a forked writer writes within the test's kill window even on a busy
+    # machine, instead of being killed while still warming up every time.
+    capture_html(page_html(0), "https://site.test/page/0")
+    asyncio.run(_open_once(db))
     for line in sys.stdin:
         if line.strip() != "spawn":
             continue
