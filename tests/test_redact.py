@@ -8,7 +8,7 @@ import re
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from laika_host.redact import (
@@ -111,6 +111,7 @@ values = st.text(
 def test_any_spelling_of_a_secret_name_is_recognized_in_urls_and_text(
     name: str, value: str
 ) -> None:
+    assume(value.lower() not in name.lower())  # the name itself stays
     assert is_secret_name(name), name
     url = f"https://example.org/p?page=2&{name}={value}#x"
     assert value not in redact_url(url)
@@ -242,11 +243,10 @@ def config_names(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["plain", "env", "glued"]))
     if kind == "plain":
         return draw(st.sampled_from(["password", "passwd", "api_key", "secret-key", "pwd"]))
-    head = draw(st.sampled_from(["pass", "pwd", "password", "passwd"]))
     prefix = draw(st.lists(st.sampled_from(ENV_WORDS), min_size=1, max_size=2))
-    if kind == "glued":
-        return ("".join(prefix) + head).upper()
-    return "_".join([*prefix, head]).upper()
+    if kind == "glued":  # `pass` glued is also `bypass`, `compass`: only with an underscore
+        return ("".join(prefix) + draw(st.sampled_from(["pwd", "password", "passwd"]))).upper()
+    return "_".join([*prefix, draw(st.sampled_from(["pass", "pwd", "password", "passwd"]))]).upper()
 
 
 @given(name=config_names(), value=generated_keys, form=st.sampled_from(CONFIG_FORMS))
@@ -427,7 +427,7 @@ def test_structured_values_lose_secret_keys_urls_and_text_secrets() -> None:
         "X-Api-Key": REDACTED,
         "Accept": "text/html",
     }
-    assert redacted["url"] == "https://example.org/cb"
+    assert redacted["url"] == "https://example.org/cb#token_type=bearer"  # a type, no secret
     assert PLANTED[0].secret not in redacted["notes"][0]
     assert redacted["notes"][1:] == [3, None, True]
     assert redacted["input_tokens"] == 12
