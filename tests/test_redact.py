@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from urllib.parse import quote, quote_plus, unquote_plus
 
 import pytest
 from hypothesis import assume, given
@@ -62,6 +63,22 @@ def test_lookalike_prose_and_urls_survive_unchanged(prose: str) -> None:
     assert redact_text(prose) == prose
     if prose.startswith("http"):
         assert redact_url(prose) == prose
+
+
+@pytest.mark.parametrize("planted", PLANTED, ids=lambda p: p.kind)
+def test_a_secret_written_percent_encoded_in_a_url_is_redacted(planted: Planted) -> None:
+    """A link whose query, path or fragment spells out a secret (`?q=Your%20API%20key:%20x`)
+    is read decoded, once (`+` is a space in a query only)."""
+    for encode in (quote, quote_plus):
+        written = encode(planted.text, safe="")
+        for url in (
+            f"https://example.org/search?page=2&q={written}",
+            f"https://example.org/a/{quote(planted.text, safe='')}",
+            f"https://example.org/a#{quote(planted.text, safe='')}",
+        ):
+            for redacted in (redact_url(url), redact_text(f"see {url} now")):
+                assert planted.secret not in unquote_plus(redacted), (url, redacted)
+            assert redact_url(redact_url(url)) == redact_url(url)
 
 
 def test_a_url_is_returned_as_written_when_nothing_is_removed() -> None:

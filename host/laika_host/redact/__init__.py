@@ -21,7 +21,7 @@ from typing import Any
 
 from ._names import MAX_NAME, Strength, is_secret_name, name_strength, name_words
 from ._spans import REDACTED
-from ._text import MAX_PASSES, redact_text
+from ._text import MAX_PASSES, redact_decoded, redact_text
 from ._urls import clean_url, drop_secret_params
 from ._values import ordinary
 
@@ -45,7 +45,7 @@ def redact_url(url: str) -> str:
     nothing is kept just because the URL is malformed. Unchanged URLs keep their exact form.
     """
     for _ in range(MAX_PASSES):
-        redacted = redact_text(clean_url(url, drop_user=True))
+        redacted = redact_text(clean_url(url, drop_user=True, rules=redact_decoded))
         if redacted == url:
             break
         url = redacted

@@ -35,10 +35,21 @@ def redact_text(text: str) -> str:
     """
     if _CLEAN.holds(text):
         return text
+    redacted = _passes(text, decode=True)
+    if redacted == text:
+        _CLEAN.add(text)  # nothing found: known clean
+    return redacted
+
+
+def redact_decoded(text: str) -> str:
+    """The text rules for a URL component decoded once: not decoded again (`%2525...`)."""
+    return _passes(text, decode=False)
+
+
+def _passes(text: str, *, decode: bool) -> str:
     for _ in range(MAX_PASSES):
-        redacted = _redact_once(text)
+        redacted = _redact_once(text, decode=decode)
         if redacted == text:
-            _CLEAN.add(text)  # a pass found nothing more: known clean
             break
         text = redacted
     return text
@@ -79,12 +90,13 @@ class _KnownClean:
 _CLEAN = _KnownClean()
 
 
-def _redact_once(text: str) -> str:
+def _redact_once(text: str, *, decode: bool) -> str:
     if not text:
         return text
     low = text.lower()  # one pass; each rule below runs only when its word occurs
     if "://" in text:
-        text = URL_IN_TEXT.sub(url_in_text, text)
+        rules = redact_decoded if decode else None
+        text = URL_IN_TEXT.sub(lambda match: url_in_text(match, rules), text)
         if "@" in text:
             text = redact_userinfo(text)
     if "private key" in low:
