@@ -89,11 +89,17 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[str], bool] | 
 # punctuation, soft hyphens, zero-width characters.
 _MARKUP = re.compile(r"[*`~\u00ad\u200b\u200c\u200d\u2060\ufeff]+|\\(?=[!-/:-@\[-`{-~])")
 _MARKERS = "*`~"
+# Markup between two characters of a key: only then can flattening find a key not seen before.
+# It starts with the marker, so the engine skips to the (rare) marker characters.
+_MARKS = "*`~\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_SPLIT = re.compile(
+    f"[{_MARKS}](?<=[A-Za-z0-9_.-].)[{_MARKS}]*[A-Za-z0-9_-]|\\\\_(?<=[A-Za-z0-9_.-]..)"
+)
 
 
 def redact_formats(text: str) -> str:
     """`text` with every self-identifying key replaced, markup inside it or not."""
-    flat = _MARKUP.sub("", text)
+    flat = _MARKUP.sub("", text) if _SPLIT.search(text) else text
     if _KEY_RUN.search(flat) is None:
         return text  # no format below can match
     found = list(_matches(flat))

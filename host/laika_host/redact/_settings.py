@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ._names import MAX_NAME, Strength, name_words, strength_of
+from ._names import MAX_NAME, QUALIFIED_NOUNS, Strength, name_words, strength_of
 from ._spans import REDACTED, Span, replace_spans
 from ._values import WINDOW, generated, ordinary, two_classes
 
@@ -32,6 +32,8 @@ PADS = frozenset(" \t\u00a0\u1680\u180e\u202f\u205f\u3000\u200b\u200c\u200d\u206
 _AROUND_NAME = "\"'*_`\\"
 _AFTER_OPERATOR = "*_`"
 _NAME_CHARS = "_\\.-"
+# Heads that prose words before them can make secret or strong (`API key`, `Session ID`).
+_QUALIFIABLE = QUALIFIED_NOUNS | {"id"}
 _VALUE_RUN = re.compile(r"[^\s\"'<>&;,)\]}]+")
 _TRAILING = ".:*`"
 MAX_AROUND = 6
@@ -203,8 +205,9 @@ def _head(text: str, op_at: int, op_end: int) -> _Head | None:
     name = text[start:end].lstrip("-.\\")  # `--password=` names `password`
     if end - start > MAX_NAME or not name or not (name[0].isalpha() or name[0] == "_"):
         return None
-    before = _prose_before(text, start)
-    strength = strength_of([*before, *name_words(name)], spaced=len(before))
+    words = name_words(name)
+    before = _prose_before(text, start) if words[-1:] and words[-1] in _QUALIFIABLE else []
+    strength = strength_of([*before, *words], spaced=len(before))
     if strength is None:
         return None
     value_at = _skip(text, op_end, PADS, len(text))
