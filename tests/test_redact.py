@@ -540,14 +540,31 @@ def test_every_rule_runs_in_linear_time_on_adversarial_text(seed: str) -> None:
     assert large_time < 10  # 200 KB of the worst input; about 1 s on a loaded machine
 
 
-def test_the_public_list_is_linked_and_names_every_secret_word() -> None:
-    from laika_host import redact
+def test_the_public_list_is_linked_and_names_every_word_the_rules_use() -> None:
+    from laika_host.redact import _names
 
     doc = (REPO / "docs" / "REDACTION.md").read_text(encoding="utf-8")
     assert "docs/REDACTION.md" in (REPO / "README.md").read_text(encoding="utf-8")
     listed = set()
-    for word in re.findall(r"`([a-z]+)(?:\(s\))?`", doc):
+    for word in re.findall(r"`([a-z0-9]+)(?:\(s\))?`", doc):
         listed |= {word, f"{word}s"}
-    words = redact._SECRET_WORDS | redact._KEY_QUALIFIERS | set(redact._SECRET_ENDINGS)
-    missing = words - listed
+    missing = _names.listed_words() - listed
     assert not missing, f"docs/REDACTION.md does not list {sorted(missing)}"
+
+
+def _documented_examples() -> list[tuple[str, str]]:
+    doc = (REPO / "docs" / "REDACTION.md").read_text(encoding="utf-8")
+    section = doc.split("\n## Examples\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `(.+?)` \| `(.+?)` \|$", section, re.MULTILINE)
+
+
+def test_the_public_list_shows_examples_of_what_goes_and_what_stays() -> None:
+    examples = _documented_examples()
+    assert len(examples) >= 20
+    assert any(written == stored for written, stored in examples)
+    assert any(REDACTED in stored for _, stored in examples)
+
+
+@pytest.mark.parametrize(("written", "stored"), _documented_examples())
+def test_every_documented_example_holds(written: str, stored: str) -> None:
+    assert redact_text(written) == stored

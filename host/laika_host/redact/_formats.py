@@ -93,7 +93,7 @@ _MARKERS = "*`~"
 # It starts with the marker, so the engine skips to the (rare) marker characters.
 _MARKS = "*`~\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SPLIT = re.compile(
-    f"[{_MARKS}](?<=[A-Za-z0-9_.-].)[{_MARKS}]*[A-Za-z0-9_-]|\\\\_(?<=[A-Za-z0-9_.-]..)"
+    f"[{_MARKS}](?<=[A-Za-z0-9_.-].)[{_MARKS}]*[A-Za-z0-9_.-]|\\\\_(?<=[A-Za-z0-9_.-]..)"
 )
 
 
