@@ -378,6 +378,17 @@ def test_a_small_number_under_a_weak_name_is_no_secret(name: str, n: int) -> Non
 
 
 @given(
+    name=strong_names().filter(lambda n: " " not in n) | st.sampled_from(WEAK_NAMES),
+    literal=st.sampled_from(["true", "False", "null", "None", "nil", "undefined", "yes", "off"]),
+    form=st.sampled_from(['"{n}": {v},', '"{n}": "{v}"', "{n}={v}", "{n}: {v}", "<{n}>{v}</{n}>"]),
+)
+def test_a_literal_is_no_secret_under_any_name(name: str, literal: str, form: str) -> None:
+    text = form.format(n=name, v=literal)
+    assert redact_text(text) == text
+    assert redact_value({name: literal}) == {name: literal}
+
+
+@given(
     name=strong_names(),
     words=st.lists(
         st.sampled_from(["required", "to", "enter", "see", "below", "is", "set"]),

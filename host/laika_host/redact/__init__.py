@@ -65,12 +65,13 @@ def redact_value(value: Any) -> Any:
 
 
 def _redact_item(key: str, item: Any) -> Any:
-    """Under a secret key every non-empty string or container goes, except a small number
-    or a literal under a weak name (`{"session": "3"}`); numbers and booleans stay."""
+    """Under a secret key every non-empty string or container goes, except a literal
+    (`"none"`) or, under a weak name, a small number (`{"session": "3"}`); numbers and
+    booleans stay."""
     strength = name_strength(key)
     if strength is None or not isinstance(item, str | dict | list | tuple) or not item:
         return redact_value(item)
-    if strength is Strength.WEAK and isinstance(item, str) and ordinary(item):
+    if isinstance(item, str) and ordinary(item, weak=strength is Strength.WEAK):
         return item
     return REDACTED
 

@@ -109,7 +109,7 @@ class _Scanner:
         start, end = at + 1, self.line_end(at) if close is None else close
         if end <= start or self.text[start:end] == REDACTED:
             return None
-        if head.strength is Strength.WEAK and ordinary(self.text[start : min(end, start + 10)]):
+        if ordinary(self.text[start : min(end, start + 10)], weak=head.strength is Strength.WEAK):
             return None  # `"session": "3"`; short, so ending here scanned little
         return (start, end)
 
@@ -143,9 +143,9 @@ def _trimmed(text: str, start: int, end: int) -> int:
 def _bare_is_secret(head: _Head, text: str, start: int, end: int) -> bool:
     """After `=` any value is a secret; after a colon (prose) a strong name's value is one
     unless plain words follow it, and a weak name's only when it looks generated and ends
-    its phrase. Under a weak name small numbers and literals never are."""
+    its phrase. Literals never are, nor small numbers under a weak name."""
     value = text[start : min(end, start + WINDOW)]
-    if head.strength is Strength.WEAK and end - start <= WINDOW and ordinary(value):
+    if end - start <= WINDOW and ordinary(value, weak=head.strength is Strength.WEAK):
         return False
     if head.strict:
         return True
@@ -295,7 +295,7 @@ def _elements(text: str) -> list[Span]:
         core = value.strip()
         if strength is None or not core or core == REDACTED:
             continue
-        if strength is Strength.WEAK and ordinary(core[:10]) and len(core) <= 10:
+        if len(core) <= 10 and ordinary(core, weak=strength is Strength.WEAK):
             continue
         start = element.start("value") + len(value) - len(value.lstrip())
         spans.append((start, start + len(core)))

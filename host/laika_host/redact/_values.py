@@ -10,6 +10,7 @@ import re
 
 WINDOW = 64
 MAX_SMALL_NUMBER = 5  # digits: "Secrets: 3", "max_session=30", "session=1 week"
+MAX_LITERAL = 9
 # Adjacent characters that change class, except a capital followed by lower case (the
 # start of a word): random keys change class often, words and "Fall2024" once or never.
 _TRANSITION = re.compile(r"[a-z](?=[A-Z0-9])|[A-Z](?=[0-9])|[0-9](?=[A-Za-z])")
@@ -46,9 +47,9 @@ def bearer_token(value: str) -> bool:
     return (len(value) >= 16 and two_classes(value)) or len(value) >= 32 or transitions(value) >= 4
 
 
-def ordinary(value: str) -> bool:
-    """A small number or a literal (`3`, `4096`, `true`, `none`): never a secret under a weak
-    name."""
-    if len(value) <= MAX_SMALL_NUMBER and value.isascii() and value.isdigit():
+def ordinary(value: str, *, weak: bool) -> bool:
+    """A literal (`true`, `none`, `null`) under any name, or a small number (`3`, `4096`)
+    under a weak one: never a secret."""
+    if weak and len(value) <= MAX_SMALL_NUMBER and value.isascii() and value.isdigit():
         return True
-    return len(value) <= 9 and value.lower() in _LITERALS
+    return len(value) <= MAX_LITERAL and value.lower() in _LITERALS
