@@ -129,6 +129,7 @@ def test_any_spelling_of_a_secret_name_is_recognized_in_urls_and_text(
     name: str, value: str
 ) -> None:
     assume(value.lower() not in name.lower())  # the name itself stays
+    assume(value.lower() not in LITERALS)  # `null`, `true`: no secret under any name
     assert is_secret_name(name), name
     url = f"https://example.org/p?page=2&{name}={value}#x"
     assert value not in redact_url(url)
@@ -210,12 +211,14 @@ def test_a_joined_strong_name_is_a_secret_name_in_urls_and_structured_values(
     assert redact_value({name: value}) == {name: REDACTED}
 
 
+LITERALS = {"true", "false", "yes", "no", "on", "off", "null", "none", "nil", "undefined"}
 json_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1)
 
 
 @given(name=strong_names(), value=json_texts | json_texts.map(lambda v: f'x"{v}\\'))
 def test_a_quoted_value_is_redacted_whole_whatever_it_escapes(name: str, value: str) -> None:
     """JSON and Python string literals end at the first quote no backslash escapes."""
+    assume(value.lower() not in LITERALS)
     assert redact_text(json.dumps({name: value})) == json.dumps({name: REDACTED})
     assert redact_text(json.dumps({name: value}, ensure_ascii=False)) == json.dumps(
         {name: REDACTED}

@@ -52,4 +52,6 @@ def ordinary(value: str, *, weak: bool) -> bool:
     under a weak one: never a secret."""
     if weak and len(value) <= MAX_SMALL_NUMBER and value.isascii() and value.isdigit():
         return True
-    return len(value) <= MAX_LITERAL and value.lower() in _LITERALS
+    lower = value.lower()  # `null`, `None`, `FALSE`; not `UnDeFiNeD`
+    written = (lower, lower.title(), lower.upper())
+    return len(value) <= MAX_LITERAL and lower in _LITERALS and value in written
