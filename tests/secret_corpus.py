@@ -180,6 +180,15 @@ PLANTED: tuple[Planted, ...] = (
     _p("github token split by code", "ghp\\_`{s}`", GITHUB_CLASSIC[4:]),
     _p("openai key split by emphasis", "sk-proj-*{s}*", OPENAI[8:]),
     _p("jwt split by a soft hyphen", JWT.replace(".", "\u00ad.", 1), JWT[40:80]),
+    _p("api key, is before the colon", "Your API key is: {s}", "Ky8Qw2Lm7Rt4"),
+    _p("api key, no-break space inside the name", "API\u00a0key: {s}", "Ky9Qw3Lm8Rt5"),
+    _p("password, env single word", "PASS={s}", CONFIG_PASSWORD),
+    _p("password, .NET appSettings", '<add key="DbPassword" value="{s}" />', CONFIG_PASSWORD),
+    _p(
+        "password, java property element",
+        "<property name='password' value='{s}'/>",
+        CONFIG_PASSWORD,
+    ),
 )
 
 # Secrets that live in URLs: (url, secret). Every URL field must lose them.
@@ -268,4 +277,8 @@ LOOKALIKES: tuple[str, ...] = (
     "sig=1 is fine",
     "max_session=30",
     "use the --password flag to set it",
+    "Password: (optional)",
+    "Pass: 3 attempts left",
+    "pass=1",
+    '<add key="PageSize" value="20" />',
 )

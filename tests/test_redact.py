@@ -527,6 +527,11 @@ ADVERSARIAL = [
     "\u00ad",
     "sk-proj-*",
     "Bearer Bonds2024 ",
+    'key="password" value="',
+    "name='token' value='a ",
+    "API key is: ",
+    "a is:",
+    "Password: (",
 ]
 
 

@@ -111,6 +111,8 @@ def _head_strength(head: str, qualifier: str, *, glued: bool) -> Strength | None
     word of prose before it."""
     if head in STRONG_NOUNS or (head == "pass" and glued):
         return Strength.STRONG
+    if head == "pass" and not qualifier:
+        return Strength.WEAK  # `PASS=x`; "Pass: 3 attempts" is prose
     if head in QUALIFIED_NOUNS and qualifier in QUALIFIERS:
         return Strength.STRONG
     if head.endswith(ENDINGS) and head not in WEAK_NOUNS:

@@ -41,6 +41,12 @@ MAX_TRAILING = 8
 MAX_BACKSLASHES = 64
 MAX_INDENT = 32
 _FLAG = re.compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w.-]{0,63})[ \t]+")
+# `<add key="DbPassword" value="x"/>`, `<property name="password" value="x"/>`: the name is
+# an attribute's value, the secret the next attribute's.
+_NAMED_VALUE = re.compile(
+    r"\b(?:key|name)[ \t]*=[ \t]*(?P<quote>[\"'])(?P<name>[A-Za-z_][\w.:-]{0,63})(?P=quote)"
+    r"[ \t]+value[ \t]*=[ \t]*(?=[\"'])"
+)
 _ELEMENT = re.compile(
     r"\\?<(?P<name>[A-Za-z_][\w.:-]{0,63})(?:[ \t][^<>\n]{0,200})?\\?>"
     r"(?P<value>[^<]*?)\\?</(?P=name)[ \t]*\\?>"
@@ -64,6 +70,8 @@ def redact_settings(text: str) -> str:
         spans += _flags(text)
     if "</" in text:
         spans += _elements(text)
+    if "value" in text:
+        spans += _named_values(text)
     return replace_spans(text, spans) if spans else text
 
 
@@ -98,6 +106,8 @@ class _Scanner:
             return None
         if text[at] in "\"'":
             return self._quoted(head, at)
+        if text[at] == "(":
+            return None  # "Password: (optional)": a remark, not a value
         end = _trimmed(text, at, self.run_end(at))
         if end <= at:
             return None
@@ -206,7 +216,11 @@ def _head(text: str, op_at: int, op_end: int) -> _Head | None:
     if end - start > MAX_NAME or not name or not (name[0].isalpha() or name[0] == "_"):
         return None
     words = name_words(name)
-    before = _prose_before(text, start) if words[-1:] and words[-1] in _QUALIFIABLE else []
+    if words in (["is"], ["was"]):  # `Your API key is: x`: the name is before the verb
+        words = _prose_before(text, start)
+        before, words = words[:-1], words[-1:]
+    else:
+        before = _prose_before(text, start) if words[-1:] and words[-1] in _QUALIFIABLE else []
     strength = strength_of([*before, *words], spaced=len(before))
     if strength is None:
         return None
@@ -222,7 +236,7 @@ def _prose_before(text: str, at: int) -> list[str]:
     key`): they can qualify it."""
     words: list[str] = []
     for _ in range(2):
-        end = _skip_back(text, at, " \t", 2)
+        end = _skip_back(text, at, PADS, 2)
         start = end
         while start > end - MAX_NAME and start > 0 and text[start - 1].isalpha():
             start -= 1
@@ -283,6 +297,17 @@ def _flags(text: str) -> list[Span]:
         span = scanner.value(_Head(strength, strict=False, value_at=flag.end()))
         if span is not None:
             spans.append(span)
+    return spans
+
+
+def _named_values(text: str) -> list[Span]:
+    scanner = _Scanner(text)
+    spans = []
+    for pair in _NAMED_VALUE.finditer(text):
+        strength = strength_of(name_words(pair.group("name")))
+        if strength is not None:
+            span = scanner.value(_Head(strength, strict=True, value_at=pair.end()))
+            spans += [span] if span is not None else []
     return spans
 
 
