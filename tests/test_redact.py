@@ -532,6 +532,9 @@ ADVERSARIAL = [
     "API key is: ",
     "a is:",
     "Password: (",
+    "http://a/?q=%20password:%20",
+    "http://a?x=Your%20API%20key:%20Hk8fQ2mZ7rT4&",
+    "https://a/%2525",
 ]
 
 

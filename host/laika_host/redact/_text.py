@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from ._formats import redact_formats
 from ._settings import redact_settings
@@ -42,8 +43,33 @@ def redact_text(text: str) -> str:
 
 
 def redact_decoded(text: str) -> str:
-    """The text rules for a URL component decoded once: not decoded again (`%2525...`)."""
-    return _passes(text, decode=False)
+    """The text rules for a URL component decoded once: not decoded again (`%2525...`).
+
+    Remembered, with the result as its own answer: the next pass over the text decodes the
+    component redacted and finds it known instead of reading it again."""
+    return _DECODED.get(text, _passes)
+
+
+class _Remembered:
+    """A small least-recently-used map from a decoded component to its redacted form."""
+
+    ENTRIES = 256
+
+    def __init__(self) -> None:
+        self._results: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str, compute: Callable[..., str]) -> str:
+        with self._lock:
+            if (known := self._results.get(text)) is not None:
+                self._results.move_to_end(text)
+                return known
+        result = compute(text, decode=False)
+        with self._lock:
+            self._results[text] = self._results[result] = result
+            while len(self._results) > self.ENTRIES:
+                self._results.popitem(last=False)
+        return result
 
 
 def _passes(text: str, *, decode: bool) -> str:
@@ -88,6 +114,7 @@ class _KnownClean:
 
 
 _CLEAN = _KnownClean()
+_DECODED = _Remembered()
 
 
 def _redact_once(text: str, *, decode: bool) -> str:

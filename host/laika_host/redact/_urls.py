@@ -25,6 +25,7 @@ MAX_SCHEME = 16
 _AUTHORITY = re.compile(r"://(?P<authority>[^\s/?#\\<>\"`]+)")
 # What stays unencoded when a redacted component is written again.
 _SAFE = "/:@!$&'()*+,;=~[]"
+_SAFE_IN_QUERY = "/?:@!$'()*+,;=~[]"
 TextRules = Callable[[str], str]
 
 
@@ -84,17 +85,19 @@ def drop_secret_params(query: str, rules: TextRules | None = None) -> str:
     pairs = query.split("&")
     kept = [pair for pair in pairs if not _secret_pair(pair)]
     if rules is not None:
-        kept = [_encoded(pair, unquote_plus, rules) for pair in kept]
+        kept = [_encoded(pair, unquote_plus, rules, _SAFE_IN_QUERY) for pair in kept]
     return query if kept == pairs else "&".join(kept)
 
 
-def _encoded(component: str, decode: Callable[[str], str], rules: TextRules) -> str:
+def _encoded(
+    component: str, decode: Callable[[str], str], rules: TextRules, safe: str = _SAFE
+) -> str:
     """`component` as written, unless the text rules change its decoded form."""
     decoded = decode(component)
     if decoded == component:
         return component
     redacted = rules(decoded)
-    return component if redacted == decoded else quote(redacted, safe=_SAFE)
+    return component if redacted == decoded else quote(redacted, safe=safe)
 
 
 def _secret_pair(pair: str) -> bool:
@@ -109,7 +112,7 @@ def _secret_pair(pair: str) -> bool:
 def _redact_fragment(fragment: str, rules: TextRules | None) -> str:
     """`#access_token=...&state=...` and `#/callback?code=...` lose their secret parameters."""
     if rules is not None and "%" in fragment and not fragment.startswith(":~:"):
-        fragment = _encoded(fragment, unquote, rules)
+        fragment = _encoded(fragment, unquote, rules, _SAFE_IN_QUERY + "&")
     if "=" not in fragment or fragment.startswith(":~:"):
         return fragment
     route, mark, params = fragment.partition("?")
