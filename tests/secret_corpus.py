@@ -72,6 +72,15 @@ ACCESS_FRAGMENT = "fa-2b7c9d1e4f6a8b0c"
 ID_TOKEN_FRAGMENT = "fi-5e3d1c9b7a2f4e6d"
 URL_PASSWORD = "pw-Zk8Qm2Lx7"
 DB_PASSWORD = "S3cr3t!pass"
+# Found by the outside review (issue 12): multi-word names, escaped quotes, long values,
+# Unicode spaces, config syntaxes, `@` inside a URL password, keys split by inline markup.
+SPACED_API_KEY = "Hk8fQ2mZ7rT4"
+ESCAPED_TAIL = "Pw7Qz9Lm3Rt"
+AWS_STS = "IQoJb3JpZ2luX2VjEJr" + "AbCdEfGh0123456789" * 30  # a 559-character session token
+LONG_SESSION = "Zx9" + "q" * 300 + "Y7w" + "k" * 300  # a 606-character opaque session value
+NBSP_PASSWORD = "Nb5Vx8Kw2Jq"
+AT_PASSWORD_TAIL = "Wq8Lp2Mn"
+CONFIG_PASSWORD = "Hunter7Pass"
 
 PLANTED: tuple[Planted, ...] = (
     _p("openai project key", "export OPENAI_API_KEY={s}", OPENAI),
@@ -128,6 +137,58 @@ PLANTED: tuple[Planted, ...] = (
     _p("x-goog-signature", "&X-Goog-Signature={s}", GOOG_SIGNATURE),
     _p("client_secret, yaml", "client_secret: {s}", CLIENT_SECRET),
     _p("x-api-key header", "x-api-key: {s}", "xk-123abc456def"),
+    _p("api key, spaced, in a sentence", "Your API key: {s}", SPACED_API_KEY),
+    _p(
+        "api key, spaced, with a note after",
+        "Note: your API key: {s} (do not share).",
+        "Kw3Rt8Zq1Mx6",
+    ),
+    _p("secret key, spaced, equals", "Secret key = {s}", "Sk9Lm2Qw7Rt4"),
+    _p("access token, lower case", "access token: {s}", "at9Xk2Lm7Qw4Rz"),
+    _p("client secret, title case", "Client Secret: {s}", "Cs4Rt9Lq2Wm7"),
+    _p("refresh token, kebab", "refresh-token: {s}", "rt-9Kq2Lw7Zm4"),
+    _p("session id, spaced", "Session ID: {s}", "Sx7Kq2Lw9Zm4"),
+    _p("password, escaped quote", '{{"password": "x\\"{s}"}}', ESCAPED_TAIL),
+    _p("password, escaped quote doubled by markdown", '{{"password": "ab\\\\"{s}"}}', ESCAPED_TAIL),
+    _p("long quoted session token", 'aws_session_token = "{s}"', AWS_STS),
+    _p("long bare session token", "session_token={s} then more", LONG_SESSION),
+    _p("long quoted json session", '{{"session": "{s}"}}', LONG_SESSION),
+    _p("password after a no-break space", "Password:\u00a0{s}", NBSP_PASSWORD),
+    _p("password after an ideographic space", "password:\u3000{s}", NBSP_PASSWORD),
+    _p("password after a fullwidth colon", "password\uff1a{s}", NBSP_PASSWORD),
+    _p("password, aligned", "password     =     {s}", CONFIG_PASSWORD),
+    _p("password, tabs", "password\t=\t{s}", CONFIG_PASSWORD),
+    _p("password, php array", "'password' => '{s}',", CONFIG_PASSWORD),
+    _p("password, go walrus", 'password := "{s}"', CONFIG_PASSWORD),
+    _p("password, xml element", "<password>{s}</password>", CONFIG_PASSWORD),
+    _p("password, xml escaped by markdown", "\\<password>{s}\\</password>", CONFIG_PASSWORD),
+    _p("password, cli flag and space", "mysql --password {s} --user bob", CONFIG_PASSWORD),
+    _p("password, cli flag and equals", "run --password={s}", CONFIG_PASSWORD),
+    _p("password, env DB_PASS", "DB_PASS={s}", CONFIG_PASSWORD),
+    _p("password, env PGPASSWORD", "PGPASSWORD={s} psql", CONFIG_PASSWORD),
+    _p("password, env MYSQL_PWD", "export MYSQL_PWD={s}", CONFIG_PASSWORD),
+    _p("password, yaml", "db:\n  password: {s}\n  host: x", CONFIG_PASSWORD),
+    _p("password, yaml next line", "password:\n  {s}\n", CONFIG_PASSWORD),
+    _p("password, toml", '[db]\npassword = "{s}"', CONFIG_PASSWORD),
+    _p("password, ini", "[db]\npassword={s}\n", CONFIG_PASSWORD),
+    _p(
+        "url password holding an @",
+        "postgres://app:Tz4@{s}@db.example.com:5432/app",
+        AT_PASSWORD_TAIL,
+    ),
+    _p("github token split by bold", "ghp\\_**{s}**", GITHUB_CLASSIC[4:]),
+    _p("github token split by code", "ghp\\_`{s}`", GITHUB_CLASSIC[4:]),
+    _p("openai key split by emphasis", "sk-proj-*{s}*", OPENAI[8:]),
+    _p("jwt split by a soft hyphen", JWT.replace(".", "\u00ad.", 1), JWT[40:80]),
+    _p("api key, is before the colon", "Your API key is: {s}", "Ky8Qw2Lm7Rt4"),
+    _p("api key, no-break space inside the name", "API\u00a0key: {s}", "Ky9Qw3Lm8Rt5"),
+    _p("password, env single word", "PASS={s}", CONFIG_PASSWORD),
+    _p("password, .NET appSettings", '<add key="DbPassword" value="{s}" />', CONFIG_PASSWORD),
+    _p(
+        "password, java property element",
+        "<property name='password' value='{s}'/>",
+        CONFIG_PASSWORD,
+    ),
 )
 
 # Secrets that live in URLs: (url, secret). Every URL field must lose them.
@@ -186,4 +247,38 @@ LOOKALIKES: tuple[str, ...] = (
     "https://example.org/#:~:text=the%20token%20economy",
     "https://example.org/page#section-2",
     "The secret: patience and practice.",
+    # a name is secret by its head, its last word: these count, limit or describe secrets
+    "token_count=12",
+    "token_limit: 4096",
+    "session_timeout=3600",
+    "password_min_length=12",
+    "token_type=bearer",
+    "signature_version=4",
+    "cookie_consent=accepted",
+    "Password length: 12",
+    "https://example.org/cb?token_type=bearer&expires_in=3600",
+    # prose after a weak name: words, a word with a year, small numbers
+    "Session: Fall2024 keynote",
+    "Token: ERC20 standard",
+    "Token: ERC-20 standard",
+    "Secrets: 3 found in the scan",
+    "Password: 8+ characters, one digit",
+    "Bearer Bonds2024 were issued",
+    "Signature: SHA256withRSA algorithm",
+    "Auth: OAuth2.0 flows",
+    "Token: BTC/USD pair",
+    "Passwords: see below",
+    "Secret: The Story",
+    "Conference Session: Spring2025",
+    "Key: C#m",
+    "Player ID: Abc12345x",
+    "the csrf=true flag",
+    "session=1 week",
+    "sig=1 is fine",
+    "max_session=30",
+    "use the --password flag to set it",
+    "Password: (optional)",
+    "Pass: 3 attempts left",
+    "pass=1",
+    '<add key="PageSize" value="20" />',
 )

@@ -12,21 +12,29 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from laika_host.agent.flows import ask
-from laika_host.capture import capture_html
+from laika_host.capture import CaptureOptions, capture_html
 from laika_host.llm.config import ProviderConfig
 from laika_host.store import open_store
 from secret_corpus import (
     AWS_ACCESS,
+    ESCAPED_TAIL,
     GITHUB_CLASSIC,
+    GITHUB_FINE,
+    GITLAB,
     GOOGLE_KEY,
     JWT,
+    NBSP_PASSWORD,
+    NPM,
     OPENAI,
     PASSWORD,
     PLANTED,
     PLANTED_URLS,
     SLACK_BOT,
+    SPACED_API_KEY,
     STRIPE_LIVE,
     URL_PASSWORD,
 )
@@ -75,7 +83,11 @@ def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Pa
                 "sources.save_page", {"url": url, "html": page, "title": f"tab {SLACK_BOT}"}
             )
             assert saved["ok"], saved
-        answer = client.call("chat.ask", {"question": f"Why do tides rise? my key is {OPENAI}"})
+        question = (
+            f"Why do tides rise? my key is {OPENAI}, Your API key: {SPACED_API_KEY} "
+            f"and Password:\u00a0{NBSP_PASSWORD}"
+        )
+        answer = client.call("chat.ask", {"question": question})
         assert answer["ok"], answer
         assert answer["result"]["citations"], answer  # the sources were read and quoted
         summary = client.call("page.summarize", {"url": PAGE_URL, "html": page})
@@ -84,7 +96,10 @@ def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Pa
             "host.log",
             {
                 "level": "warning",
-                "message": f"Authorization: Bearer {JWT} Cookie: sid={PASSWORD}",
+                "message": (
+                    f"Authorization: Bearer {JWT} Cookie: sid={PASSWORD} "
+                    f'ext error: {{"password": "x\\"{ESCAPED_TAIL}"}} Your API key: {SPACED_API_KEY}'
+                ),
                 "context": {"token": STRIPE_LIVE, "url": PLANTED_URLS[0][0]},
             },
         )
@@ -110,7 +125,10 @@ def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.Mo
     monkeypatch.setenv("ECHO_KEY", "not-a-real-key")
     echo = json.dumps(
         {
-            "assistant": {"markdown": f"Your key {OPENAI} and {STRIPE_LIVE} look valid. " * 3},
+            "assistant": {
+                "markdown": f"Your key {OPENAI} and {STRIPE_LIVE} look valid. " * 3
+                + f"Your API key: {SPACED_API_KEY} is valid; Password:\u00a0{NBSP_PASSWORD} too."
+            },
             "citations": [{"doc_id": "src:x", "quote": f"the key {GITHUB_CLASSIC}"}],
         }
     )
@@ -123,7 +141,8 @@ def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.Mo
         async with open_store() as store:
             capture = capture_html(_page().encode(), PAGE_URL)
             await store.sources.save_capture("Keys", capture)
-            answer = await ask(store, f"Is my key {OPENAI} valid?", "Keys", provider=provider)
+            question = f"Is my key {OPENAI} valid? Is my API key: {SPACED_API_KEY}?"
+            answer = await ask(store, question, "Keys", provider=provider)
             assert answer.status == "ok", answer.warnings
 
     try:
@@ -134,7 +153,45 @@ def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.Mo
     sent = json.dumps(received.body)
     files = [p for p in home.rglob("*") if p.is_file()]
     assert any(p.name == "audit.jsonl" for p in files)
-    for secret in _planted() | {OPENAI[:16], STRIPE_LIVE[:16], GITHUB_CLASSIC[:16]}:
+    for secret in _planted() | {OPENAI[:16], STRIPE_LIVE[:16], GITHUB_CLASSIC[:16], NBSP_PASSWORD}:
         assert secret not in sent
         for path in files:
             assert secret.encode() not in path.read_bytes(), (path.name, secret)
+
+
+SPLIT_KEYS = [GITHUB_CLASSIC, GITHUB_FINE, OPENAI, GITLAB, SLACK_BOT, GOOGLE_KEY, NPM, JWT]
+INLINE = ["b", "strong", "em", "i", "code", "span", "mark", "s"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    key=st.sampled_from(SPLIT_KEYS),
+    at=st.floats(0.1, 0.9),
+    tag=st.sampled_from(INLINE),
+    closed_early=st.booleans(),
+    mode=st.sampled_from(["auto", "selection"]),
+)
+def test_a_key_split_by_inline_markup_leaves_the_capture_redacted(
+    key: str, at: float, tag: str, closed_early: bool, mode: str
+) -> None:
+    """`ghp_<b>...</b>` on a page: the Markdown (`ghp\\_**...**`), the plain text and every
+    other field of the capture lose the key once the markup is read through."""
+    cut = max(5, int(len(key) * at))
+    head, tail = html.escape(key[:cut]), html.escape(key[cut:])
+    split = (
+        f"{head}<{tag}>{tail[:4]}</{tag}>{tail[4:]}"
+        if closed_early
+        else f"{head}<{tag}>{tail}</{tag}>"
+    )
+    page = (
+        "<html><head><title>Keys</title></head><body><article><h1>Keys</h1>"
+        + "<p>Tides rise and fall twice a day because the moon pulls the oceans toward it.</p>" * 3
+        + f"<p>The key is {split} and it is secret.</p>"
+        + f"<p>Also &shy;{head}&shy;{tail}&shy; and {head}<wbr>{tail} here.</p>"
+        + "</article></body></html>"
+    )
+    capture = capture_html(page, "https://example.org/keys", options=CaptureOptions(mode=mode))
+    stored = json.dumps(capture.to_json(), ensure_ascii=False)
+    for piece in {key[:12], key[-12:], key[cut - 4 : cut + 8]}:
+        assert piece not in stored, (piece, capture.markdown)
+        assert piece not in stored.replace("\\\\", ""), piece

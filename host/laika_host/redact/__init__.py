@@ -1,0 +1,84 @@
+"""The one place that finds secrets in what Laika stores, logs or sends, and replaces them.
+
+Pages, models and the extension are untrusted, and a key shown on a page (or echoed by a
+model) must not reach the database, a log or a model. Three entry points:
+
+- `redact_text`: free text (Markdown, titles, answers, log lines): self-identifying key
+  formats (`_formats`), private key blocks, header lines, URL user info and the values of
+  secret-named settings in any common syntax (`_settings`; names are judged by `_names`).
+- `redact_url`: a URL: no user info, no secret-named query or fragment parameters, and no
+  key in the path.
+- `redact_value`: parsed JSON: secret-named keys lose their value, URLs and text as above.
+
+Every rule runs in linear time: patterns are anchored by a literal or a boundary, their
+quantifiers are bounded or never nested, scans remember where a run or line ends, and cheap
+substring tests skip rules whose hint is absent. The public list is docs/REDACTION.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._names import MAX_NAME, Strength, is_secret_name, name_strength, name_words
+from ._spans import REDACTED
+from ._text import MAX_PASSES, redact_decoded, redact_text
+from ._urls import clean_url, drop_secret_params
+from ._values import ordinary
+
+__all__ = [
+    "MAX_NAME",
+    "REDACTED",
+    "drop_secret_params",
+    "is_secret_name",
+    "name_words",
+    "redact_string",
+    "redact_text",
+    "redact_url",
+    "redact_value",
+]
+
+
+def redact_url(url: str) -> str:
+    """`url` without user info, secret-named query or fragment parameters, or keys in it.
+
+    Works on any string, including URLs Python cannot parse (a bad port or IPv6 literal):
+    nothing is kept just because the URL is malformed. Unchanged URLs keep their exact form.
+    """
+    for _ in range(MAX_PASSES):
+        redacted = redact_text(clean_url(url, drop_user=True, rules=redact_decoded))
+        if redacted == url:
+            break
+        url = redacted
+    return url
+
+
+def redact_value(value: Any) -> Any:
+    """A copy of parsed JSON with secret-named keys' values and every secret in strings
+    replaced; strings that are URLs go through `redact_url`."""
+    if isinstance(value, dict):
+        return {key: _redact_item(str(key), item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(item) for item in value]
+    if isinstance(value, str):
+        return redact_string(value)
+    return value
+
+
+def _redact_item(key: str, item: Any) -> Any:
+    """Under a secret key every non-empty string or container goes, except a literal
+    (`"none"`) or, under a weak name, a small number (`{"session": "3"}`); numbers and
+    booleans stay."""
+    strength = name_strength(key)
+    if strength is None or not isinstance(item, str | dict | list | tuple) or not item:
+        return redact_value(item)
+    if isinstance(item, str) and ordinary(item, weak=strength is Strength.WEAK):
+        return item
+    return REDACTED
+
+
+def redact_string(value: str) -> str:
+    """One string of unknown kind: a URL is redacted as a URL, anything else as text."""
+    head = value[:16].lower()
+    if "://" in head or head.startswith(("mailto:", "javascript:", "data:")):
+        return redact_url(value)
+    return redact_text(value)
