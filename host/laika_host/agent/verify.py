@@ -32,7 +32,9 @@ _TRANSLATE = str.maketrans(
 )  # fmt: skip
 _SPACE = re.compile(r"\s+")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_HEADING = re.compile(  # closing hashes are tried only after a word: linear, not cubic
+    r"^(#{1,6})\s++(.+?)(?<![\s#])[ \t]*+#*+[ \t]*+$", re.MULTILINE
+)
 
 Method = Literal["exact", "fuzzy", "none"]
 

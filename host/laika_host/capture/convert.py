@@ -37,7 +37,7 @@ _ALLOWED_ATTRIBUTES = {
     "th": {"colspan", "rowspan", "align"},
 }
 _BLANK_LINES = re.compile(r"\n{3,}")
-_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_TRAILING_SPACE = re.compile(r"(?<![ \t])[ \t]+\n")  # from a run's start: linear
 _PARSER = etree.HTMLParser()
 
 

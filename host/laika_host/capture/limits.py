@@ -29,8 +29,8 @@ _START_TAG = re.compile(
     r"""(?:[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>"'][^\s>]*+))?+)*+"""
     r"[\s/]*+(?:>|\Z)"
 )
-_ATTRIBUTE = re.compile(
-    r"""[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>"'][^\s>]*+))?+"""
+_ATTRIBUTE = re.compile(  # starts after a name or value, never inside a run of spaces
+    r"""(?<![\s/])[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>"'][^\s>]*+))?+"""
 )
 _TAG_NAME = re.compile(r"<[A-Za-z][^\s/>]*+")
 _LONG_TAG = 2 * MAX_ATTRIBUTES  # a shorter tag cannot hold more attributes than the bound

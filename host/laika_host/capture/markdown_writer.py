@@ -46,7 +46,7 @@ _SPACE_RUN = re.compile(r"[\t \r\n]+")
 _BACKTICKS = re.compile(r"`+")
 _LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|brush:?)-?([A-Za-z0-9_+#.-]+)")
 _PRE_LEADING = re.compile(r"^[ \n]*\n")
-_PRE_TRAILING = re.compile(r"[ \n]*$")
+_PRE_TRAILING = re.compile(r"(?<![ \n])[ \n]*$")  # from a run's start: linear
 _ESCAPE_STAR = re.compile(r"(?<=\S)\*|\*(?=\S)")
 _ESCAPE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _LEADING_NUMBER = re.compile(r"^(\s*\d{1,9})([.)])(?=\s)")

@@ -29,7 +29,7 @@ SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
 MAX_PREVIOUS_HASHES = 20
 DEFAULT_LIST_LIMIT = 100
-_IMAGE = re.compile(r"!\[([^\]]*)\]\((https?://[^\s)]+)")
+_IMAGE = re.compile(r"!\[((?:[^\[\]\\]|\\.)*+)\]\((https?://[^\s)]+)", re.S)  # linear
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _LIST_COLUMNS = (
     "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
