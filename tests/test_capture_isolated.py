@@ -3,6 +3,7 @@ during any capture, a capture past its deadline fails clearly, and the next one 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -204,3 +205,14 @@ def test_laika_capture_honours_the_deadline(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "longer than 0.2 s" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_what_the_worker_logs_reaches_this_process_log(caplog: pytest.LogCaptureFixture) -> None:
+    from laika_host.capture.isolated import _result
+
+    capture = capture_html(ARTICLE, "https://example.org/a")
+    logged = [("laika.capture", logging.WARNING, "trafilatura failed on https://example.org/a")]
+    with caplog.at_level(logging.INFO, logger="laika"):
+        assert _result(("ok", capture, logged)) is capture
+    assert ("laika.capture", logging.WARNING) in [(r.name, r.levelno) for r in caplog.records]
+    assert "trafilatura failed on https://example.org/a" in caplog.text

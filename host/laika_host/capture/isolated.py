@@ -145,7 +145,9 @@ class CaptureRunner:
 
 
 def _result(reply: tuple[Any, ...]) -> Capture:
-    outcome = reply[0]
+    outcome, logged = reply[0], reply[-1]
+    for name, level, message in logged:  # the worker's log lines, into this process's log
+        logging.getLogger(name).log(level, "%s", message)
     if outcome == "ok":
         capture: Capture = reply[1]
         return capture
@@ -295,6 +297,7 @@ def serve() -> None:
     os.dup2(2, 1)  # a stray print() must never reach the reply pipe
     requests = os.fdopen(0, "rb")
     capture_html = _warm_up()
+    logged = _keep_log_lines()
     _send(replies, ("ready",))
     while True:
         try:
@@ -307,7 +310,25 @@ def serve() -> None:
             reply = ("capture_error", error.kind, str(error))
         except Exception as error:
             reply = ("failed", type(error).__name__, str(error), traceback.format_exc())
-        _send(replies, reply)
+        _send(replies, (*reply, list(logged)))
+        logged.clear()
+
+
+def _keep_log_lines() -> list[tuple[str, int, str]]:
+    """Collect what capture logs (`laika.*`), to send with each reply: the host's log file
+    belongs to the host process."""
+    lines: list[tuple[str, int, str]] = []
+    text = logging.Formatter("%(message)s")
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append((record.name, record.levelno, text.format(record)))
+
+    root = logging.getLogger("laika")
+    root.addHandler(Keep(logging.INFO))
+    root.setLevel(logging.INFO)
+    root.propagate = False
+    return lines
 
 
 def _warm_up() -> Any:
