@@ -60,7 +60,7 @@ class CaptureRunner:
         self.deadline = deadline if deadline is not None else capture_deadline()
         self._worker: _Worker | None = None
         self._turn = threading.Lock()  # one capture at a time in the one worker
-        self._state = threading.Lock()  # guards `_running` between the caller and `abort`
+        self._state = threading.Lock()  # guards `_worker` and `_running` against `_abort`
         self._running: threading.Event | None = None
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="laika-capture")
 
@@ -120,6 +120,8 @@ class CaptureRunner:
     def _ready_worker(self) -> _Worker:
         worker = self._worker
         if worker is None or not worker.alive():
+            if worker is not None:
+                worker.stop()  # died while idle (killed from outside): reap it
             worker = _Worker.start()
             with self._state:
                 self._worker = worker
@@ -192,7 +194,7 @@ class _Worker:
             if message is not None:
                 _send(self._stdin, message)
             reply = _receive(self._stdout)
-        except (OSError, EOFError, pickle.UnpicklingError):
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError):  # ValueError: closed
             reply = None
         finally:
             timer.cancel()
