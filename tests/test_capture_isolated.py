@@ -147,6 +147,12 @@ def worker_pids(parent: int) -> set[int]:
     return found
 
 
+def cpu_ticks(pid: int) -> int:
+    """User and system CPU time a process has used, in clock ticks (Linux: /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     conversation: Conversation,
@@ -157,10 +163,15 @@ def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     assert len(workers) == 1  # started by the first capture, idle now
     saving = conversation.send("sources.save_page", save(SLOW_PAGE, "https://example.org/slow"))
     conversation.wait_event(saving, "capturing")
-    time.sleep(0.5)  # the page is in the worker now
+    (worker,) = workers
+    idle = cpu_ticks(worker)
+    busy = time.monotonic() + 30
+    while cpu_ticks(worker) < idle + 10 and time.monotonic() < busy:
+        time.sleep(0.02)  # until the worker has spent 0.1 s capturing (of the page's ~2 s)
     cancel = conversation.wait(conversation.send("host.cancel", {"target_id": saving}))
     assert cancel["ok"], cancel
-    assert conversation.wait(saving)["error"]["code"] == "cancelled"
+    cancelled = conversation.wait(saving)
+    assert cancelled.get("error", {}).get("code") == "cancelled", cancelled.get("error")
     gone = time.monotonic() + 10
     while workers & worker_pids(host_pid) and time.monotonic() < gone:
         time.sleep(0.05)
