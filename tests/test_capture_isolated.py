@@ -3,6 +3,7 @@ during any capture, a capture past its deadline fails clearly, and the next one 
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -146,6 +147,12 @@ def worker_pids(parent: int) -> set[int]:
     return found
 
 
+def cpu_ticks(pid: int) -> int:
+    """User and system CPU time a process has used, in clock ticks (Linux: /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     conversation: Conversation,
@@ -156,10 +163,15 @@ def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     assert len(workers) == 1  # started by the first capture, idle now
     saving = conversation.send("sources.save_page", save(SLOW_PAGE, "https://example.org/slow"))
     conversation.wait_event(saving, "capturing")
-    time.sleep(0.5)  # the page is in the worker now
+    (worker,) = workers
+    idle = cpu_ticks(worker)
+    busy = time.monotonic() + 30
+    while cpu_ticks(worker) < idle + 10 and time.monotonic() < busy:
+        time.sleep(0.02)  # until the worker has spent 0.1 s capturing (of the page's ~2 s)
     cancel = conversation.wait(conversation.send("host.cancel", {"target_id": saving}))
     assert cancel["ok"], cancel
-    assert conversation.wait(saving)["error"]["code"] == "cancelled"
+    cancelled = conversation.wait(saving)
+    assert cancelled.get("error", {}).get("code") == "cancelled", cancelled.get("error")
     gone = time.monotonic() + 10
     while workers & worker_pids(host_pid) and time.monotonic() < gone:
         time.sleep(0.05)
@@ -204,3 +216,14 @@ def test_laika_capture_honours_the_deadline(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "longer than 0.2 s" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_what_the_worker_logs_reaches_this_process_log(caplog: pytest.LogCaptureFixture) -> None:
+    from laika_host.capture.isolated import _result
+
+    capture = capture_html(ARTICLE, "https://example.org/a")
+    logged = [("laika.capture", logging.WARNING, "trafilatura failed on https://example.org/a")]
+    with caplog.at_level(logging.INFO, logger="laika"):
+        assert _result(("ok", capture, logged)) is capture
+    assert ("laika.capture", logging.WARNING) in [(r.name, r.levelno) for r in caplog.records]
+    assert "trafilatura failed on https://example.org/a" in caplog.text

@@ -12,6 +12,8 @@ from laika_host.capture import CaptureError, capture_html
 from laika_host.capture import parse as parse_module
 from laika_host.capture.parse import parse_page
 
+from support import bench_module
+
 TOKENS = [
     "<!--",
     "-->",
@@ -43,12 +45,13 @@ TOKENS = [
 ]
 
 
+adversarial = bench_module("capture_adversarial")
+
+
 def hostile_page(tags: int, size: int = 2_500_000) -> str:
     """The review's page: `<script>` strings in comments (the extension's serializer keeps
     them), so each looks like an unclosed script to a regex."""
-    paragraph = "<p>" + "word " * max(1, (size // tags - 25) // 5) + "</p>\n"
-    body = "".join(f"<!-- <script> -->{paragraph}" for _ in range(tags))
-    return f"<html><body><article><h1>Many comments</h1>{body}</article></body></html>"
+    return adversarial.page(adversarial.INTRO + adversarial.commented_scripts(size, tags))
 
 
 def visible(root: object) -> str:
@@ -69,7 +72,7 @@ def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
     elapsed = time.perf_counter() - started
     # the regex stripper took 40 s here (quadratic); the bounded parse takes well under 1 s
     assert elapsed < 5, f"{elapsed:.1f} s"
-    assert result.markdown.startswith("# Many comments")
+    assert result.markdown.startswith("# Field notes on tides")
     assert "truncated" in result.signals  # 2.45 M visible characters: cut at 2 M
 
 

@@ -313,7 +313,7 @@ _THINK_BLOCK = re.compile(r"\s*<(?:think|thinking)>.*?</(?:think|thinking)\s*>",
 _THINK_OPEN = re.compile(r"\A\s*<(?:think|thinking)>", re.I)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking)\s*>", re.I)
 _AFTER_THINKING = re.compile(r"^[ \t]*(?:\{|```)", re.M)
-_FENCE_OPEN = re.compile(r"\A\s*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[ \t]*\r?\n")
+_FENCE_OPEN = re.compile(r"\A\s*+(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+.-]*+)[ \t]*+\r?\n")
 _WRAPPER_LANGUAGES = frozenset({"", "json", "jsonc", "json5", "markdown", "md", "text", "txt"})
 
 
@@ -369,7 +369,7 @@ def _unwrap_fence(text: str, ctx: _Context) -> str:
 _NOT_JSON: Final = object()
 _STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+'
 _TOKENS = re.compile(_STRING + r'(?P<close>")?|[{}\[\]]', re.S)
-_SYNTAX = re.compile(_STRING + r'"|,(?=\s*[}\]])', re.S)
+_SYNTAX = re.compile(_STRING + r'\\?+(?:"|\Z)|,(?=\s*[}\]])', re.S)  # unclosed: one scan
 _CONTROL = re.compile(r"[\x00-\x1f]")
 _CONTROL_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 _FENCE_LINE = re.compile(r"^[ \t]*+(`{3,}+|~{3,}+)[ \t]*+([A-Za-z0-9_+.-]*+)[ \t]*+\r?$", re.M)

@@ -44,7 +44,7 @@ HEADING_WORDS = 8
 ELIDED = " … "
 _ELLIPSIS = re.compile(r"\[[ \t]*(?:\.{3,}|…)[ \t]*\]|\([ \t]*(?:\.{3,}|…)[ \t]*\)|\.{3,}|…")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
-_HEADING = re.compile(r"^#{1,6}[ \t]+([^\n]*)$", re.MULTILINE)
+_HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive: linear
 MAX_MARKER_WARNINGS = 5
 
 Method = Literal["exact", "elided", "none"]

@@ -38,7 +38,7 @@ _ALLOWED_ATTRIBUTES = {
     "th": {"colspan", "rowspan", "align"},
 }
 _BLANK_LINES = re.compile(r"\n{3,}")
-_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_TRAILING_SPACE = re.compile(r"(?<![ \t])[ \t]+\n")  # from a run's start: linear
 _FENCE_OPEN = re.compile(r"[ \t>]*(`{3,}|~{3,})")
 _PARSER = etree.HTMLParser()
 

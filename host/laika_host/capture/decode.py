@@ -17,8 +17,9 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-_DECLARED = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_XML_DECLARED = re.compile(rb"""<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""", re.I)
+# a tag's attributes never reach past the next `<`, so no two searches scan the same bytes
+_DECLARED = re.compile(rb"""<meta[^<>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_DECLARED = re.compile(rb"""<\?xml[^<>]+encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""", re.I)
 _LATIN_SINGLE_BYTE = {
     "cp1250", "cp1252", "windows1250", "windows1252", "iso88591", "iso88592", "iso885915",
     "latin1", "latin2", "cp1257", "iso885913", "maclatin2", "macroman", "cp850", "cp437",

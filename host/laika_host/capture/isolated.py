@@ -60,7 +60,7 @@ class CaptureRunner:
         self.deadline = deadline if deadline is not None else capture_deadline()
         self._worker: _Worker | None = None
         self._turn = threading.Lock()  # one capture at a time in the one worker
-        self._state = threading.Lock()  # guards `_running` between the caller and `abort`
+        self._state = threading.Lock()  # guards `_worker` and `_running` against `_abort`
         self._running: threading.Event | None = None
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="laika-capture")
 
@@ -120,6 +120,8 @@ class CaptureRunner:
     def _ready_worker(self) -> _Worker:
         worker = self._worker
         if worker is None or not worker.alive():
+            if worker is not None:
+                worker.stop()  # died while idle (killed from outside): reap it
             worker = _Worker.start()
             with self._state:
                 self._worker = worker
@@ -145,7 +147,9 @@ class CaptureRunner:
 
 
 def _result(reply: tuple[Any, ...]) -> Capture:
-    outcome = reply[0]
+    outcome, logged = reply[0], reply[-1]
+    for name, level, message in logged:  # the worker's log lines, into this process's log
+        logging.getLogger(name).log(level, "%s", message)
     if outcome == "ok":
         capture: Capture = reply[1]
         return capture
@@ -190,7 +194,7 @@ class _Worker:
             if message is not None:
                 _send(self._stdin, message)
             reply = _receive(self._stdout)
-        except (OSError, EOFError, pickle.UnpicklingError):
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError):  # ValueError: closed
             reply = None
         finally:
             timer.cancel()
@@ -295,6 +299,7 @@ def serve() -> None:
     os.dup2(2, 1)  # a stray print() must never reach the reply pipe
     requests = os.fdopen(0, "rb")
     capture_html = _warm_up()
+    logged = _keep_log_lines()
     _send(replies, ("ready",))
     while True:
         try:
@@ -307,7 +312,25 @@ def serve() -> None:
             reply = ("capture_error", error.kind, str(error))
         except Exception as error:
             reply = ("failed", type(error).__name__, str(error), traceback.format_exc())
-        _send(replies, reply)
+        _send(replies, (*reply, list(logged)))
+        logged.clear()
+
+
+def _keep_log_lines() -> list[tuple[str, int, str]]:
+    """Collect what capture logs (`laika.*`), to send with each reply: the host's log file
+    belongs to the host process."""
+    lines: list[tuple[str, int, str]] = []
+    text = logging.Formatter("%(message)s")
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append((record.name, record.levelno, text.format(record)))
+
+    root = logging.getLogger("laika")
+    root.addHandler(Keep(logging.INFO))
+    root.setLevel(logging.INFO)
+    root.propagate = False
+    return lines
 
 
 def _warm_up() -> Any:

@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import re
 
-_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)\n\1[ \t]*$", re.MULTILINE | re.DOTALL)
-_CODE_SPAN = re.compile(r"(?<!\\)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
-_IMAGE = re.compile(r"(?<!\\)!\[(?:[^\]\\]|\\.)*\]\((?:[^()]|\([^)]*\))*\)")  # escapes stay text
-_LINK = re.compile(r"(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\((?:[^()]|\([^)]*\))*\)")
+# Linear time on any text (tests/test_regex_linear.py): a fence or code span opens only where
+# its run of backticks starts, an unclosed fence is one match, and link parts never reach past
+# a bracket, so that no scan passes over the same text twice. A link whose address holds a
+# bracket stays as written.
+_FENCED = re.compile(  # unclosed, a fence runs to the end (as in CommonMark)
+    r"^(`{3,}+|~{3,}+)[^\n]*+\n(.*?)(?:\n\1[ \t]*$|\Z)", re.MULTILINE | re.DOTALL
+)
+_CODE_SPAN = re.compile(r"(?<![\\`])(`++)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_ADDRESS = r"\((?:[^()\[\]]|\([^()\[\]]*+\))*+\)"
+_IMAGE = re.compile(r"(?<!\\)!\[(?:[^\[\]\\]|\\.)*+\]" + _ADDRESS, re.DOTALL)
+_LINK = re.compile(r"(?<!\\)\[((?:[^\[\]\\]|\\.)*+)\]" + _ADDRESS, re.DOTALL)
 _HEADING = re.compile(r"^#{1,6}[ \t]+", re.MULTILINE)
 _QUOTE = re.compile(r"^(?:>[ \t]?)+", re.MULTILINE)
 _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+", re.MULTILINE)
 _TABLE_RULE = re.compile(
-    r"^\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE
+    r"^\|?[ \t]*+:?-{3,}+:?[ \t]*+(?:\|[ \t]*+:?-{3,}+:?[ \t]*+)*+\|?[ \t]*+$", re.MULTILINE
 )
-_PIPE = re.compile(r"[ \t]*(?<!\\)\|[ \t]*")
+_PIPE = re.compile(r"(?<![ \t])[ \t]*+(?<!\\)\|[ \t]*+")
 _STAR_EMPHASIS = re.compile(r"(?<!\\)(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)(?<!\\)\1")
 _UNDERSCORE_EMPHASIS = re.compile(
     r"(?<![\\A-Za-z0-9])(__|_)(?=\S)(.+?)(?<=\S)(?<!\\)\1(?![A-Za-z0-9])"

@@ -22,6 +22,7 @@ STEM = 5
 K1, B = 1.2, 0.75
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]?\s+(?=[\"'“«(]?[A-Z0-9À-Ý])|\n{1,}")
 _WORD = re.compile(r"[^\W_]+")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _MARKDOWN = re.compile(r"[*_`#>|]+|\[(?P<text>[^\]]*)\]\([^)]*\)")
 
 
@@ -101,7 +102,7 @@ def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
     and cited (writers put the point of a paragraph first), taken from every source in turn
     so that several sources each get their say."""
     openings = [
-        [found[0] for found in map(sentences, re.split(r"\n\s*\n", p.text)) if found]
+        [found[0] for found in map(sentences, _PARAGRAPH_BREAK.split(p.text)) if found]
         for p in passages
     ]
     picked: list[Quote] = []

@@ -81,17 +81,19 @@ NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 _ISO_LOCAL = r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
 _ISO_UTC = _ISO_LOCAL + r"(?:[Zz]|[+-]\d{2}:\d{2})"
+_ISO_LOCAL_TIME = re.compile(_ISO_LOCAL)
+_ISO_UTC_TIME = re.compile(_ISO_UTC)
 
 
 def _parse_timestamp(value: object) -> datetime:
     if isinstance(value, datetime):
         parsed = value
     elif isinstance(value, str):
-        if re.fullmatch(_ISO_LOCAL, value):
+        if _ISO_LOCAL_TIME.fullmatch(value):
             raise rule_error(
                 f"has no timezone: LLMCP timestamps are UTC, end with Z (got {value!r})"
             )
-        if not re.fullmatch(_ISO_UTC, value):
+        if not _ISO_UTC_TIME.fullmatch(value):
             raise rule_error(
                 f"must be an ISO-8601 UTC timestamp like 2026-01-28T12:34:56.789Z (got {value!r})"
             )
@@ -137,32 +139,37 @@ Timestamp = Annotated[
 # pattern (JSON Schema patterns have no flags).
 
 MAX_URL_LENGTH = 8192
-_HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]+\S*"
+# One host character, then any non-space: the URLs `[^\s/?#]+\S*` accepts, without its
+# backtracking (a model's 8,192-character URL ending in a space took O(n^2) steps).
+_HTTP = r"[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#]\S*"
 _MAILTO = r"[Mm][Aa][Ii][Ll][Tt][Oo]:\S+"
 _SOURCE_REF = r"laika:source/[A-Za-z0-9_:.-]+"
+_WEB_URL = re.compile(_HTTP)
+_SOURCE_URL = re.compile(f"{_HTTP}|{_SOURCE_REF}")
+_LINK_HREF = re.compile(f"{_HTTP}|{_MAILTO}")
 
 
-def _url_rule(pattern: str, rule: str) -> tuple[AfterValidator, Any]:
+def _url_rule(pattern: re.Pattern[str], rule: str) -> tuple[AfterValidator, Any]:
     """Validator and JSON Schema metadata for a `str` that must fully match `pattern`."""
 
     def check(value: str) -> str:
         if len(value) > MAX_URL_LENGTH:
             raise rule_error(f"is longer than {MAX_URL_LENGTH} characters")
-        if not re.fullmatch(pattern, value):
+        if not pattern.fullmatch(value):
             raise rule_error(f"{rule} (got {value!r})")
         return value
 
-    schema: JsonDict = {"pattern": f"^(?:{pattern})$", "maxLength": MAX_URL_LENGTH}
+    schema: JsonDict = {"pattern": f"^(?:{pattern.pattern})$", "maxLength": MAX_URL_LENGTH}
     return AfterValidator(check), Field(json_schema_extra=schema)
 
 
-WebUrl = Annotated[str, *_url_rule(_HTTP, "must be an absolute http(s) URL")]
+WebUrl = Annotated[str, *_url_rule(_WEB_URL, "must be an absolute http(s) URL")]
 """An absolute http(s) URL: the address of a web page or an outbound link."""
 
 SourceUrl = Annotated[
     str,
     *_url_rule(
-        f"{_HTTP}|{_SOURCE_REF}",
+        _SOURCE_URL,
         "must be an absolute http(s) URL, or laika:source/<source_id> for a source with no web "
         "address (a note)",
     ),
@@ -171,9 +178,7 @@ SourceUrl = Annotated[
 
 LinkHref = Annotated[
     str,
-    *_url_rule(
-        f"{_HTTP}|{_MAILTO}", "must be an http, https or mailto link (no other scheme renders)"
-    ),
+    *_url_rule(_LINK_HREF, "must be an http, https or mailto link (no other scheme renders)"),
 ]
 """A link target in rendered output: only http, https and mailto are ever allowed."""
 

@@ -48,7 +48,7 @@ _ANGLES = (
 if cmark still found raw HTML (a destination whose link failed), every one but autolinks.
 Both start with the literal `<`, so the scan runs at C speed; escapes are checked per hit."""
 _RAW_HTML_DROPPED = "<!-- raw HTML omitted -->"
-_CONTAINER_TAG = re.compile(r"<(/?)(?:blockquote|ul|ol|li)\b[^>]*>")
+_CONTAINER_TAG = re.compile(r"<(/?)(?:blockquote|ul|ol|li)\b[^<>]*>")  # [^<>]: linear
 MAX_NESTING = 32
 """Containers (quotes, lists, items) deeper than this are flattened into their parent. cmark
 nests without limit, and the sanitizer's time grows with the square of the depth: 8,000 nested

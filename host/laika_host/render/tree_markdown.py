@@ -39,6 +39,7 @@ _HEADING_CLOSER = re.compile(r"(\s)(#+)$")
 _HREF_SPECIAL = re.compile(r"([\\()<>])")
 
 _NEWLINES = re.compile(r"\r\n?|\n")
+_BACKTICKS = re.compile(r"`+")
 
 _INLINE_TYPES = (Text, InlineCode, LineBreak, Strong, Emphasis, Link)
 
@@ -132,7 +133,7 @@ def _list_item(item: ListItem, marker: str) -> str:
 
 
 def _code_block(block: CodeBlock) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", block.text)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(block.text)), default=0)
     fence = "`" * max(3, longest + 1)
     text = block.text[:-1] if block.text.endswith("\n") else block.text
     return f"{fence}{block.language or ''}\n{text}\n{fence}"
@@ -207,7 +208,7 @@ def _code_span(text: str, in_table: bool) -> str:
     text = " ".join(text.split("\n"))
     if not text:
         return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
     if in_table:
