@@ -4,6 +4,7 @@ URLs that only ever come from the pack, and linear time on long sources."""
 
 from __future__ import annotations
 
+import itertools
 import time
 import unicodedata
 from collections.abc import Callable
@@ -391,3 +392,95 @@ def test_verification_is_linear_in_the_length_of_the_source() -> None:
     large_time = best_time(lambda: verify_long(large))
     assert large_time < 2.0
     assert large_time / small_time < 8, (small_time, large_time)  # linear 4, quadratic 16
+
+
+# --- numbers: no normalization makes two different numbers equal ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Researchers grew 10² cells in the lab", "Researchers grew 102 cells in the lab"),
+        ("Researchers grew 10² cells in the lab", "Researchers grew 10 2 cells in the lab"),
+        ("Researchers grew 10² cells in the lab", "Researchers grew 10^2 cells in the lab"),
+        ("They counted 5½ percent as damaged", "They counted 51/2 percent as damaged"),
+        ("They counted 5½ percent as damaged", "They counted 51⁄2 percent as damaged"),
+        ("They counted 5½ percent as damaged", "They counted 5 1/2 percent as damaged"),
+        ("The flat has 40 m² of floor", "The flat has 40 m2 of floor"),
+        ("The flat has 40 ㎡ of floor", "The flat has 40 m2 of floor"),
+        ("The level of CO₂ rose", "The level of CO2 rose"),
+        ("Step ⑫ comes next", "Step 12 comes next"),
+        ("Step ⒈ comes next", "Step 1. comes next"),
+        ("It takes 2ⁿ steps", "It takes 2n steps"),
+        ("A dose of 10⁻³ grams", "A dose of 10-3 grams"),
+        ("A dose of 10^3 grams", "A dose of 10 3 grams"),
+    ],
+)
+def test_superscripts_fractions_and_other_number_forms_are_not_plain_digits(
+    text: str, quote: str
+) -> None:
+    assert not verify_on_text(text, quote).verified
+    as_written = verify_on_text(text, text.upper())
+    assert as_written.verified
+    assert as_written.quote == text
+
+
+FULL_WIDTH = {chr(ord("0") + n): chr(0xFF10 + n) for n in range(10)}
+NUMBER_CHARS = "0123456789" + "".join(FULL_WIDTH.values()) + "⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉½⅓¼¾⅛⅟↉①⑩⑴⒈㉑🄂𝟐"
+NUMBER_SEPARATORS = [",", ".", "'", "’", "\u00a0", "\u202f", " ", "٫", "٬", "·", "^", "/"]
+SAME_AS = {
+    **{v: k for k, v in FULL_WIDTH.items()},
+    "𝟐": "2",
+    "’": "'",
+    "\u00a0": " ",
+    "\u202f": " ",
+}
+
+
+@st.composite
+def number_texts(draw: st.DrawFn) -> list[str]:
+    """A number as written, as a list of characters: digits in any form, separators between."""
+    groups = draw(st.lists(st.text(NUMBER_CHARS, min_size=1, max_size=4), min_size=1, max_size=4))
+    chars = list(groups[0])
+    for group in groups[1:]:
+        chars += [draw(st.sampled_from(NUMBER_SEPARATORS)), *group]
+    return chars
+
+
+def well_formed(chars: list[str]) -> bool:
+    """Digits at both ends, and never two separators in a row."""
+    marks = [char in NUMBER_SEPARATORS for char in chars]
+    return (
+        bool(chars)
+        and not marks[0]
+        and not marks[-1]
+        and not any(a and b for a, b in itertools.pairwise(marks))
+    )
+
+
+def meaning(chars: list[str]) -> str:
+    """What the number says: the same digits in another width, or the same space, say it too."""
+    return "".join(SAME_AS.get(char, char) for char in chars)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data(), number_texts())
+def test_two_numbers_compare_equal_only_when_they_say_the_same(
+    data: st.DataObject, chars: list[str]
+) -> None:
+    other = list(chars)
+    at = data.draw(st.integers(0, len(other) - 1))
+    change = data.draw(st.sampled_from(["replace", "insert", "delete"]))
+    if change == "replace":
+        kind = NUMBER_SEPARATORS if other[at] in NUMBER_SEPARATORS else list(NUMBER_CHARS)
+        other[at] = data.draw(st.sampled_from(kind))
+    elif change == "insert":
+        other.insert(at, data.draw(st.sampled_from(list(NUMBER_CHARS))))
+    else:
+        del other[at]
+    assume(well_formed(other))
+    written, changed = "".join(chars), "".join(other)
+    same = meaning(chars) == meaning(other)
+    assert (normalize(written) == normalize(changed)) == same, (written, changed)
+    quoted = verify_on_text(f"The count was {written} in all", f"the count was {changed} in all")
+    assert quoted.verified == same
