@@ -196,6 +196,20 @@ class WordIndex:
         at = self.joined.find(_needle(wanted), self.positions[first] - 1)
         return None if at < 0 else bisect_left(self.positions, at + 1)
 
+    def starts(self, wanted: Sequence[str], first: int = 0, last: int | None = None) -> list[int]:
+        """The first word of every run equal to `wanted` that starts between words `first` and
+        `last` (runs may overlap). One bounded scan of the joined words."""
+        last = len(self.words) - 1 if last is None else min(last, len(self.words) - 1)
+        if not wanted or first > last:
+            return []
+        needle = _needle(wanted)
+        end = self.positions[last] - 1 + len(needle)
+        found, at = [], self.joined.find(needle, self.positions[first] - 1, end)
+        while at >= 0:
+            found.append(bisect_left(self.positions, at + 1))
+            at = self.joined.find(needle, at + 1, end)
+        return found
+
     def repeated(self, wanted: Sequence[str]) -> bool:
         """Whether the run of words occurs more than once (two finds, so still linear)."""
         needle = _needle(wanted)
