@@ -158,6 +158,27 @@ def test_an_ellipsis_that_drops_one_word_cuts_a_clause_or_spans_paragraphs_is_re
     assert found.quote == quote
 
 
+@pytest.mark.parametrize(
+    ("quote", "reason"),
+    [
+        ("Invented words here … and neap tides the smallest", "not in the source"),
+        ("Spring tides are the largest of the month … invented words here", "not in the source"),
+        (
+            "High water comes twice a day … Spring tides are the largest … invented words here",
+            "not in the source",
+        ),
+        (" … ".join(["Tides are the largest"] * 9), "at most 8 parts"),
+    ],
+)
+def test_an_elided_quote_with_a_part_not_in_the_source_is_not_verified(
+    quote: str, reason: str
+) -> None:
+    found = check(quote)
+    assert not found.verified
+    assert found.reason is not None
+    assert reason in found.reason
+
+
 ATTACK = (
     "Spring tides are not larger than neap tides in this harbour, the survey found. "
     "The harbour master said the tide never rises above 3 metres in summer. "
@@ -399,12 +420,16 @@ class Elision:
     head: tuple[int, int]
     tail: tuple[int, int]
 
-    def quote(self, draw: st.DrawFn, mark: str) -> str:
-        head, tail = (
+    def quote(self, draw: st.DrawFn, mark: str, invented: bool = False) -> str:
+        """Head, mark, tail; with `invented`, one of their words is one the page lacks."""
+        kept = [
             self.page.words[self.head[0] : self.head[1] + 1],
             self.page.words[self.tail[0] : self.tail[1] + 1],
-        )
-        return noisy(draw, head) + mark + noisy(draw, tail)
+        ]
+        if invented:
+            part = kept[draw(st.integers(0, 1))]
+            part[draw(st.integers(0, len(part) - 1))] = "invented2word"  # longer than any
+        return noisy(draw, kept[0]) + mark + noisy(draw, kept[1])
 
     def shown(self) -> str:
         return self.page.span(*self.head) + " … " + self.page.span(*self.tail)
@@ -464,7 +489,7 @@ def elisions(draw: st.DrawFn, flaw: str = "none") -> Elision:
     return Elision(page, (before, first - 1), (last + 1, last + tail))
 
 
-FLAWS = ["single", "long", "cut", "splice", "paragraph", "negation", "comparison"]
+FLAWS = ["single", "long", "cut", "splice", "paragraph", "negation", "comparison", "invented"]
 ELLIPSES = ["...", "…", " [...] ", " (…) ", " ... ", "[…]"]
 
 
@@ -490,11 +515,12 @@ def test_an_ellipsis_that_changes_what_the_kept_words_say_is_not_verified(
     data: st.DataObject, flawed: tuple[str, Elision]
 ) -> None:
     flaw, elision = flawed
-    quote = elision.quote(data.draw, data.draw(st.sampled_from(ELLIPSES)))
+    mark = data.draw(st.sampled_from(ELLIPSES))
+    quote = elision.quote(data.draw, mark, invented=flaw == "invented")
     found = verify_on(elision.page, quote)
     assert not found.verified, (flaw, quote, elision.page.text)
     assert found.reason is not None
-    assert "ellipsis" in found.reason
+    assert ("not in the source" if flaw == "invented" else "ellipsis") in found.reason
     assert found.quote == quote
 
 

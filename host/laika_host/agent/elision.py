@@ -226,27 +226,20 @@ def place(index: WordIndex, gaps: Gaps, parts: Sequence[Sequence[str]]) -> list[
     """The first word of each part, in order, every gap one that may be left out; None when
     there is no such placement. Each part's runs are found in one scan, each kept only when
     an allowed gap joins it to a run of the part before (so no placement is missed)."""
-    reach: dict[int, int] = {}  # last word of a run of the part -> that run's first word
-    back: list[dict[int, int]] = []  # per part: last word of a run -> last word of the run before
-    for number, part in enumerate(parts):
-        if number == 0:
-            firsts = index.starts(part)
-            reach = {first + len(part) - 1: first for first in firsts}
-            back.append(dict.fromkeys(reach, -1))
-            continue
+    reach = {first + len(parts[0]) - 1: first for first in index.starts(parts[0])}
+    back: list[dict[int, int]] = [dict.fromkeys(reach, -1)]  # a run's last word -> the last
+    for part in parts[1:]:  # word of the run of the part before it
+        if not reach:
+            return None
         low, high = min(reach) + 1 + MIN_GAP_WORDS, max(reach) + 1 + MAX_GAP_WORDS
-        following: dict[int, int] = {}
         links: dict[int, int] = {}
         for first in index.starts(part, low, high):
             before = gaps.predecessor(first, reach)
             if before is not None:
-                following[first + len(part) - 1] = first
                 links[first + len(part) - 1] = before
-        if not following:
-            return None
-        reach = following
+        reach = links
         back.append(links)
-    return _trace(parts, back, min(reach))
+    return _trace(parts, back, min(reach)) if reach else None
 
 
 def _trace(parts: Sequence[Sequence[str]], back: list[dict[int, int]], last: int) -> list[int]:
