@@ -179,6 +179,19 @@ def test_an_elided_quote_with_a_part_not_in_the_source_is_not_verified(
     assert reason in found.reason
 
 
+def test_a_line_break_alone_is_no_boundary_and_spaced_dots_are_an_ellipsis() -> None:
+    wrapped = "Spring tides are\nsaid by some to be\nlarger than neap tides.\nBoats wait."
+    found = verify_on_text(wrapped, "Spring tides are … larger than neap tides")
+    assert not found.verified  # a hard-wrapped sentence is still one sentence
+    assert found.reason is not None
+    assert "part of a clause" in found.reason
+    spaced = verify_on_text(
+        "The tide turned at noon. Gulls rose over the pier. The boats came home.",
+        "The tide turned at noon . . . The boats came home",
+    )
+    assert (spaced.verified, spaced.method) == (True, "elided")
+
+
 ATTACK = (
     "Spring tides are not larger than neap tides in this harbour, the survey found. "
     "The harbour master said the tide never rises above 3 metres in summer. "
@@ -404,9 +417,9 @@ NEGATIONS = [
 COMPARISONS = ["more", "less", "larger", "smaller", "above", "below", "before", "after", "up"]
 NONE_, CLAUSE, SENTENCE, PARAGRAPH = 0, 1, 2, 3
 MARKS = {
-    NONE_: [" ", "  ", "\u00a0", " “", "” ", "\t", " *"],
+    NONE_: [" ", "  ", "\u00a0", " “", "” ", "\t", " *", "\n"],
     CLAUSE: [", ", "; ", ": ", " — ", " – ", " - ", " (", ") ", ",\u00a0", "， "],
-    SENTENCE: [". ", "! ", "? ", ".\n", "… ", ".” ", "\n", "。 "],
+    SENTENCE: [". ", "! ", "? ", ".\n", "… ", ".” ", "。 "],
     PARAGRAPH: ["\n\n", ".\n\n", "\n \n", ".\r\n\r\n"],
 }
 neutral_words = st.one_of(
@@ -490,7 +503,7 @@ def elisions(draw: st.DrawFn, flaw: str = "none") -> Elision:
 
 
 FLAWS = ["single", "long", "cut", "splice", "paragraph", "negation", "comparison", "invented"]
-ELLIPSES = ["...", "…", " [...] ", " (…) ", " ... ", "[…]"]
+ELLIPSES = ["...", "…", " [...] ", " (…) ", " ... ", "[…]", " . . . "]
 
 
 @settings(max_examples=300, deadline=None)

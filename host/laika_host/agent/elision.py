@@ -6,8 +6,9 @@ words meaning what they meant. So the words between two kept parts (the gap) mus
 - at least MIN_GAP_WORDS words (a quote without one of its words is a changed quote) and at
   most MAX_GAP_WORDS, inside one paragraph;
 - whole clauses or whole sentences: the gap starts and ends at a clause or sentence boundary
-  of the source (`,` `;` `:` a dash or a bracket, or `.` `!` `?` or a line break, each with
-  space around), and a gap that holds a sentence boundary starts and ends at one. So parts
+  of the source (`,` `;` `:` a dash or a bracket, or `.` `!` `?`, each with space around; a
+  line break without one may be a wrap inside a sentence, so it is no boundary), and a gap
+  that holds a sentence boundary starts and ends at one. So parts
   of two sentences are never spliced into one, and a subject is never joined to another
   clause's object;
 - free of words that set the relation of what is kept: a negation or other polarity word
@@ -42,8 +43,8 @@ NONE, CLAUSE, SENTENCE, PARAGRAPH = 0, 1, 2, 3
 
 _PARAGRAPH: Final = re.compile(r"\n[^\S\n]*\n|[\u2029\f\v]")
 _SENTENCE_ALONE: Final = re.compile(
-    r"[\n\r\u2028\u0085\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965]"
-)  # a line break, or a full stop of a script written without spaces
+    r"[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965]"
+)  # a full stop of a script written without spaces; a bare line break may be a soft wrap
 _SENTENCE_SPACED: Final = re.compile(r"[.!?…‼⁇⁈⁉]")
 _CLAUSE_ALONE: Final = re.compile(
     r"[\u3001\u3008-\u3011\u3014-\u301b\uff08\uff09\uff0c\uff1a\uff1b]"

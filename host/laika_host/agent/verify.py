@@ -3,7 +3,7 @@ words of a source that was actually in the pack.
 
 Matching (`agent/words.py`) forgives case, Unicode form, whitespace, quote marks, dashes and
 punctuation, never a word: a quote that negates, or changes a number, a date, a name or a unit,
-is not verified. An ellipsis (`...`, `…`, `[...]`) splits a quote into parts of at least
+is not verified. An ellipsis (`...`, `. . .`, `…`, `[...]`) splits a quote into parts of at least
 MIN_PART_WORDS words, found in order in the same source, and may stand only for what can be
 left out without changing the meaning (`agent/elision.py`): two or more words, whole clauses
 or sentences inside one paragraph, no negation, restriction or comparison word. A verified
@@ -45,7 +45,8 @@ MAX_ID = 200
 FRAGMENT_WORDS = 5
 HEADING_WORDS = 8
 ELIDED = " … "
-_ELLIPSIS = re.compile(r"\[[ \t]*(?:\.{3,}|…)[ \t]*\]|\([ \t]*(?:\.{3,}|…)[ \t]*\)|\.{3,}|…")
+_DOTS = r"(?:\.(?:[ \t]?\.){2,}|…)"  # `...`, `. . .`, `…`
+_ELLIPSIS = re.compile(rf"\[[ \t]*{_DOTS}[ \t]*\]|\([ \t]*{_DOTS}[ \t]*\)|{_DOTS}")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _HEADING = re.compile(r"^#{1,6}[ \t]+([^\n]*)$", re.MULTILINE)
 MAX_MARKER_WARNINGS = 5
