@@ -129,6 +129,7 @@ class Gaps:
         found = index.words
         known: dict[str, int] = {}
         self.levels = [PARAGRAPH] * len(found)  # levels[i]: between word i and word i + 1
+        self.relations = [relation(found[0].text)] if found else []
         for at in range(len(found) - 1):
             between = index.text[found[at].end : found[at + 1].start]
             level = known.get(between)
@@ -137,16 +138,8 @@ class Gaps:
                 if len(known) < _KNOWN_SEPARATIONS:
                     known[between] = level
             self.levels[at] = level
-        self.relations = [
-            relation(word.text, self._contracted(at)) for at, word in enumerate(found)
-        ]
-
-    def _contracted(self, at: int) -> str:
-        """The word an apostrophe joins to word `at` (`don` in `don't`), else ""."""
-        found = self.index.words
-        if at == 0 or self.index.text[found[at - 1].end : found[at].start] not in _APOSTROPHES:
-            return ""
-        return found[at - 1].text
+            joined = found[at].text if between in _APOSTROPHES else ""  # `don` `'` `t`
+            self.relations.append(relation(found[at + 1].text, joined))
 
     def problem(self, kept: int, resumed: int) -> str | None:
         """Why the words between word `kept` and word `resumed` may not be left out, or None."""
