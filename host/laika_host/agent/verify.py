@@ -3,14 +3,17 @@ words of a source that was actually in the pack.
 
 Matching (`agent/words.py`) forgives case, Unicode form, whitespace, quote marks, dashes and
 punctuation, never a word: a quote that negates, or changes a number, a date, a name or a unit,
-is not verified. An ellipsis (`...`, `…`, `[...]`) splits a quote into parts that must each be
-found, in order, and each hold at least MIN_PART_WORDS words. A verified citation shows the
-source's own words (the span that matched; elided parts joined by ` … `), never the model's,
-with a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and -suffix when the
-words occur more than once) and the nearest section heading above them. Unverified citations
-are kept, flagged, never shown as verified. A citation's URL is always the packed source's
-(None when it names no packed source): nothing link-like that the model wrote is passed on.
-Every step is one linear pass or `str.find` over a source, so long sources stay fast.
+is not verified. An ellipsis (`...`, `. . .`, `…`, `[...]`) splits a quote into parts of at least
+MIN_PART_WORDS words, found in order in the same source, and may stand only for what can be
+left out without changing the meaning (`agent/elision.py`): two or more words, whole clauses
+or sentences inside one paragraph, no negation, restriction or comparison word. A verified
+citation shows the source's own words (the span that matched; elided parts joined by ` … `),
+never the model's, with a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and
+-suffix when the words occur more than once) and the nearest section heading above them.
+Unverified citations are kept, flagged with the reason, never shown as verified. A citation's
+URL is always the packed source's (None when it names no packed source): nothing link-like
+that the model wrote is passed on. Every step is a linear pass, a `str.find` over a source or
+a bounded walk back from a match, so long sources stay fast.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote as percent
 
+from .elision import MAX_PARTS, MIN_PART_WORDS, Gaps, in_order, place
 from .words import WordIndex, normalize, words
 
 __all__ = [
@@ -38,11 +42,11 @@ MAX_QUOTE = 2000
 MAX_CITATIONS = 64
 """Citations checked per answer; a reply with more keeps the first ones and says so."""
 MAX_ID = 200
-MIN_PART_WORDS = 2
 FRAGMENT_WORDS = 5
 HEADING_WORDS = 8
 ELIDED = " … "
-_ELLIPSIS = re.compile(r"\[[ \t]*(?:\.{3,}|…)[ \t]*\]|\([ \t]*(?:\.{3,}|…)[ \t]*\)|\.{3,}|…")
+_DOTS = r"(?:\.(?:[ \t]?\.){2,}|…)"  # `...`, `. . .`, `…`
+_ELLIPSIS = re.compile(rf"\[[ \t]*{_DOTS}[ \t]*\]|\([ \t]*{_DOTS}[ \t]*\)|{_DOTS}")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive: linear
 MAX_MARKER_WARNINGS = 5
@@ -118,11 +122,18 @@ class _Indexes:
     def __init__(self) -> None:
         self.texts: dict[str, WordIndex] = {}
         self.markdowns: dict[str, WordIndex] = {}
+        self.gaps: dict[str, Gaps] = {}
 
     def text(self, source: PackedSource) -> WordIndex:
         if source.doc_id not in self.texts:
             self.texts[source.doc_id] = WordIndex(source.text)
         return self.texts[source.doc_id]
+
+    def gaps_of(self, source: PackedSource) -> Gaps:
+        """What an ellipsis may leave out of this source (computed on the first elided quote)."""
+        if source.doc_id not in self.gaps:
+            self.gaps[source.doc_id] = Gaps(self.text(source))
+        return self.gaps[source.doc_id]
 
     def markdown(self, source: PackedSource) -> WordIndex:
         if source.doc_id not in self.markdowns:
@@ -177,38 +188,58 @@ def _verify_one(
         claimed.reason = "unverified: the quote has no words"
         return claimed
     index = indexes.text(source)
-    runs = _find(index, [[word for part in parts for word in part]])  # the source's own `…`
-    if runs is None and len(parts) > 1:
-        if min(len(part) for part in parts) < MIN_PART_WORDS:
-            claimed.reason = (
-                f"unverified: each part of a quote with an ellipsis needs {MIN_PART_WORDS} words"
-            )
-            return claimed
-        runs = _find(index, parts)
-    if runs is None:
-        claimed.reason = "unverified: the quote's words are not in the source's stored text"
-        return claimed
-    _mark_verified(claimed, source, index, runs, indexes)
+    whole = [word for part in parts for word in part]  # the source's own `…`, or none left out
+    found = index.find(whole)
+    if found is not None:
+        _mark_verified(claimed, source, index, [_Run(found, len(whole))], indexes)
+    elif len(parts) == 1:
+        claimed.reason = _NOT_FOUND
+    else:
+        _verify_elided(claimed, source, parts, indexes)
     return claimed
+
+
+_NOT_FOUND = "unverified: the quote's words are not in the source's stored text"
+
+
+def _verify_elided(
+    claimed: VerifiedCitation, source: PackedSource, parts: list[list[str]], indexes: _Indexes
+) -> None:
+    """Verify a quote whose ellipses leave words out, or say why it is not verified."""
+    if len(parts) > MAX_PARTS:
+        claimed.reason = f"unverified: a quote may have at most {MAX_PARTS} parts between ellipses"
+        return
+    if min(len(part) for part in parts) < MIN_PART_WORDS:
+        claimed.reason = (
+            f"unverified: each part of a quote with an ellipsis needs {MIN_PART_WORDS} words"
+        )
+        return
+    index, gaps = indexes.text(source), indexes.gaps_of(source)
+    firsts = place(index, gaps, parts)
+    if firsts is None:
+        claimed.reason = _why_not(index, gaps, parts)
+        return
+    runs = [_Run(first, len(part)) for first, part in zip(firsts, parts, strict=True)]
+    _mark_verified(claimed, source, index, runs, indexes)
+
+
+def _why_not(index: WordIndex, gaps: Gaps, parts: list[list[str]]) -> str:
+    """The reason an elided quote is not verified: a missing part, or the first gap (in the
+    earliest placement of the parts) that may not be left out."""
+    firsts = in_order(index, parts)
+    if firsts is None:
+        return _NOT_FOUND
+    for (first, part), resumed in zip(zip(firsts, parts, strict=True), firsts[1:], strict=False):
+        problem = gaps.problem(first + len(part) - 1, resumed)
+        if problem is not None:
+            return f"unverified: {problem}"
+    return "unverified: the ellipses leave out words that may not be left out"
 
 
 def quote_parts(quote: str) -> list[list[str]]:
     """The normalized words of each part of a quote, split at ellipses (empty parts gone)."""
     parts = ([word.text for word in words(part)] for part in _ELLIPSIS.split(quote))
     return [part for part in parts if part]
-
-
-def _find(index: WordIndex, parts: list[list[str]]) -> list[_Run] | None:
-    """Each part's run of words, in order (the earliest placement: it never misses one)."""
-    runs: list[_Run] = []
-    first = 0
-    for part in parts:
-        found = index.find(part, first)
-        if found is None:
-            return None
-        runs.append(_Run(found, len(part)))
-        first = found + len(part)
-    return runs
 
 
 def _mark_verified(

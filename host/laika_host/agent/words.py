@@ -3,19 +3,23 @@
 A quote may differ from its source in case, Unicode form (NFKC), whitespace, quote marks,
 dashes and punctuation, but not in its words: both sides become one list of normalized
 words, and only a run of the source's words equal to the quote's words is a match. So a
-changed, added or dropped word (a "not", a digit, a month, a unit, a name) never matches.
+changed, added or dropped word (a "not", a digit, a month, a unit, a name) never matches,
+and no normalization makes two different numbers equal.
 
 Rules, applied the same way to source and quote (one `str.translate` of each character to
 its kind, then one regex pass over the kinds, so time is linear in the text):
 
 - letters, digits and combining marks (and unassigned or private characters) make words;
-- each symbol (`$`, `°`, `+`, emoji, and `%`, `‰` and primes) is a word of its own, so
-  `50%` is `50 %`;
-- whitespace, punctuation and modifier symbols (`^`, `` ` ``) separate words, except that
+- each symbol (`$`, `°`, `+`, `^`, emoji, and `%`, `‰` and primes) is a word of its own, so
+  `50%` is `50 %` and `10^2` is `10 ^ 2` (never `10 2`);
+- whitespace, punctuation and modifier symbols (`` ` ``, `¨`) separate words, except that
   punctuation between two digits (`3.5`, `1,000`, `10:30`, `5-10`) and a sign or decimal
   point before a digit (`-5`, `.5`) stay in the number: `3.5` is not `35`, `-5` not `5`;
 - format characters (soft hyphen, zero-width joiners, variation selectors) are ignored;
-- each word is NFKC-normalized and case-folded (`Straße` = `STRASSE`, `ﬁ` = `fi`).
+- each word is NFKC-normalized and case-folded (`Straße` = `STRASSE`, `ﬁ` = `fi`, full-width
+  digits are digits), except number forms: superscripts, subscripts, fractions and characters
+  that stand for digits (`²`, `₂`, `½`, `①`, `⒈`, `㎡`) stay as written inside their word,
+  since NFKC would merge them with their neighbours (`10²` would be `102`, `5½` `51/2`).
 """
 
 from __future__ import annotations
@@ -43,12 +47,20 @@ _UNITS: Final = frozenset("%\u2030\u2031\u2032\u2033\u2034")
 _NUMBER_LEADS: Final = frozenset("-.,")
 """Punctuation that belongs to a number when a digit follows it directly (sign, decimal)."""
 
+_MATH_SYMBOLS: Final = frozenset("^")
+"""Modifier symbols that mean something: `^` is an exponent, not a space."""
 
-_LETTER, _DIGIT, _PUNCT, _LEAD, _SYMBOL, _SPACE, _IGNORED = "a9pls i"
+_NUMBER_FORM_TAGS: Final = ("<super>", "<sub>", "<fraction>", "<circle>")
+
+
+_LETTER, _DIGIT, _FORM, _PUNCT, _LEAD, _SYMBOL, _SPACE, _IGNORED = "a9fpls i"
 _VARIATION_SELECTORS: Final = range(0xFE00, 0xFE10)
-_TOKEN = re.compile(r"(?:[a9]|(?<=9)[pl](?=9)|(?<![a9i])l(?=9))(?:[a9i]|(?<=9)[pl](?=9))*|s")
-"""Over the kinds: a word (with punctuation inside or leading a number), or one symbol.
-Every step consumes one character and looks one character around: no backtracking."""
+_TOKEN = re.compile(
+    r"(?:[a9f]|(?<=[9f])[pl](?=[9f])|(?<![a9fi])l(?=[9f]))(?:[a9fi]|(?<=[9f])[pl](?=[9f]))*|s"
+)
+"""Over the kinds: a word (with punctuation inside or leading a number; a number form counts
+as a digit there), or one symbol. Every step consumes one character and looks one character
+around: no backtracking."""
 
 
 def _code(char: str) -> str:
@@ -57,10 +69,12 @@ def _code(char: str) -> str:
     category = unicodedata.category(folded)
     if category == "Cf" or ord(folded) in _VARIATION_SELECTORS:
         return _IGNORED
+    if _is_number_form(folded):
+        return _FORM
+    if folded in _UNITS or folded in _MATH_SYMBOLS:
+        return _SYMBOL
     if folded.isspace() or category in ("Sk", "Zs", "Zl", "Zp", "Cc"):
         return _SPACE
-    if folded in _UNITS:
-        return _SYMBOL
     if category[0] == "P":
         return _LEAD if folded in _NUMBER_LEADS else _PUNCT
     if folded.isdigit():
@@ -68,6 +82,18 @@ def _code(char: str) -> str:
     if category[0] in "LNM" or category in ("Co", "Cn"):
         return _LETTER
     return _SYMBOL  # S*, and Cs (a lone surrogate)
+
+
+def _is_number_form(char: str) -> bool:
+    """A superscript, subscript, fraction or circled form, or any character that NFKC turns
+    into digits without being a decimal digit itself (`⒈`, `㎡`, `㏠`): NFKC must not touch
+    it, or it would merge with the digits around it."""
+    if unicodedata.decomposition(char).startswith(_NUMBER_FORM_TAGS):
+        return True
+    if unicodedata.category(char) == "Nd":
+        return False  # full-width and mathematical digits are the same digits
+    expanded = unicodedata.normalize("NFKC", char)
+    return expanded != char and any(c.isdigit() for c in expanded)
 
 
 class _Codes(dict[int, str]):
@@ -108,16 +134,40 @@ def words(text: str) -> list[Word]:
 
 
 def _normal(raw: str, codes: str) -> tuple[str, ...]:
-    """NFKC, case-folded; one character may become several words (U+FDFA)."""
+    """NFKC, case-folded, number forms kept as written; one character may become several
+    words (U+FDFA)."""
     if _IGNORED in codes:
-        raw = "".join(char for char, code in zip(raw, codes, strict=True) if code != _IGNORED)
+        raw, codes = _without_ignored(raw, codes)
     known = _NORMAL.get(raw)
     if known is None:
-        folded = unicodedata.normalize("NFKC", raw.translate(_FOLD)).casefold()
-        known = tuple(unicodedata.normalize("NFKC", folded).split())
+        if _FORM in codes:
+            known = tuple(_fold_around_forms(raw, codes).split())
+        else:
+            known = tuple(_fold(raw).split())
         if len(_NORMAL) < _NORMAL_CACHE and len(raw) <= _NORMAL_LENGTH:
             _NORMAL[raw] = known
     return known
+
+
+def _without_ignored(raw: str, codes: str) -> tuple[str, str]:
+    kept = [(char, code) for char, code in zip(raw, codes, strict=True) if code != _IGNORED]
+    return "".join(char for char, _ in kept), "".join(code for _, code in kept)
+
+
+def _fold(raw: str) -> str:
+    folded = unicodedata.normalize("NFKC", raw.translate(_FOLD)).casefold()
+    return unicodedata.normalize("NFKC", folded)
+
+
+def _fold_around_forms(raw: str, codes: str) -> str:
+    """`_fold` of the text between number forms; the forms themselves stay as written."""
+    out, start = [], 0
+    for at, code in enumerate(codes):
+        if code == _FORM:
+            out += [_fold(raw[start:at]), raw[at]]
+            start = at + 1
+    out.append(_fold(raw[start:]))
+    return "".join(out)
 
 
 def normalize(text: str) -> str:
@@ -145,6 +195,20 @@ class WordIndex:
             return None
         at = self.joined.find(_needle(wanted), self.positions[first] - 1)
         return None if at < 0 else bisect_left(self.positions, at + 1)
+
+    def starts(self, wanted: Sequence[str], first: int = 0, last: int | None = None) -> list[int]:
+        """The first word of every run equal to `wanted` that starts between words `first` and
+        `last` (runs may overlap). One bounded scan of the joined words."""
+        last = len(self.words) - 1 if last is None else min(last, len(self.words) - 1)
+        if not wanted or first > last:
+            return []
+        needle = _needle(wanted)
+        end = self.positions[last] - 1 + len(needle)
+        found, at = [], self.joined.find(needle, self.positions[first] - 1, end)
+        while at >= 0:
+            found.append(bisect_left(self.positions, at + 1))
+            at = self.joined.find(needle, at + 1, end)
+        return found
 
     def repeated(self, wanted: Sequence[str]) -> bool:
         """Whether the run of words occurs more than once (two finds, so still linear)."""
