@@ -18,8 +18,10 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HEADER = struct.Struct("=I")
 HERE = Path(__file__).resolve().parent
@@ -63,6 +65,11 @@ def cold_start_ms(command: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
+def _write_all(stream: Any, data: bytes) -> None:
+    stream.write(data)
+    stream.flush()
+
+
 def ping_costs_ms(command: list[str], env: dict[str, str], pings: int) -> tuple[float, float]:
     """(median round trip, amortized cost per ping when pipelined) on one warm process."""
     process = _spawn(command, env)
@@ -78,10 +85,13 @@ def ping_costs_ms(command: list[str], env: dict[str, str], pings: int) -> tuple[
         rtts.append((time.perf_counter() - started) * 1000)
     batch = b"".join(_frame({"id": i, "type": "host.ping"}) for i in range(pings))
     started = time.perf_counter()
-    process.stdin.write(batch)
-    process.stdin.flush()
+    # written from a thread while this one reads: a host that answers each frame before it
+    # reads the next (the minimal peer) would otherwise fill the reply pipe and deadlock
+    writer = threading.Thread(target=_write_all, args=(process.stdin, batch))
+    writer.start()
     for _ in range(pings):
         _read_reply(process.stdout)
+    writer.join()
     pipelined = (time.perf_counter() - started) * 1000 / pings
     process.stdin.close()
     process.wait()

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from laika_host.redact import (
     REDACTED,
+    _names,
+    _settings,
     is_secret_name,
     redact_string,
     redact_text,
@@ -590,3 +592,26 @@ def test_the_public_list_shows_examples_of_what_goes_and_what_stays() -> None:
 @pytest.mark.parametrize(("written", "stored"), _documented_examples())
 def test_every_documented_example_holds(written: str, stored: str) -> None:
     assert redact_text(written) == stored
+
+
+_NAME_PIECES = [*sorted(_names.listed_words()), "id", "ID", "Key", "PASS", "x", "Your", "the"]
+_GLUE = ["", "_", "-", ".", " ", "=", ": ", ":=", " => ", '"', "--", "<", ">", "</", "\n  "]
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_NAME_PIECES),
+            st.sampled_from(_GLUE),
+            st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCXYZ0123456789+/", min_size=1),
+        ),
+        max_size=14,
+    )
+)
+def test_the_cheap_first_look_of_the_setting_rules_skips_no_secret(pieces: list[str]) -> None:
+    """Text without any word a secret name is built on passes the setting rules unchanged,
+    so `redact_settings` may skip reading it (most log lines and short fields)."""
+    text = "".join(pieces)
+    if not _names.could_name_a_secret(text.lower()):
+        assert _settings.read_settings(text) == text
+    assert _settings.redact_settings(text) == _settings.read_settings(text)

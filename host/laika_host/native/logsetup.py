@@ -13,6 +13,7 @@ import logging.handlers
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..controls import escape_controls
 from ..paths import ensure_private_dir, logs_dir
@@ -23,12 +24,37 @@ MAX_LOG_BYTES = 1_000_000
 LOG_BACKUPS = 3
 
 
+_SAFE_LINE = "_laika_safe_line"
+
+
 class SafeFormatter(logging.Formatter):
-    """The standard format, then secrets redacted and CR/LF (and every other control
-    character, tracebacks' newlines too) escaped: one record, one line."""
+    """The standard format with secrets redacted from what can come from outside (the
+    message, a traceback, a stack), then CR/LF (and every other control character,
+    tracebacks' newlines too) escaped: one record, one line.
+
+    The prefix (time, level, pid, logger name) is ours and holds colons and `=` that would
+    each cost the redactor a look, on every request the host logs.
+    """
 
     def format(self, record: logging.LogRecord) -> str:
-        return escape_controls(redact_text(super().format(record)))
+        # the rotating file handler formats each record twice (once to decide on rollover):
+        # the safe line is kept on the record, so the redactor reads it once
+        kept = record.__dict__.get(_SAFE_LINE)
+        if kept is not None and kept[0] is self:
+            return str(kept[1])
+        line = escape_controls(super().format(record))
+        record.__dict__[_SAFE_LINE] = (self, line)
+        return line
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        record.message = redact_text(record.message)  # format() sets it anew on every call
+        return super().formatMessage(record)
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802
+        return redact_text(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802
+        return redact_text(super().formatStack(stack_info))
 
 
 def configure_logging(file_name: str = "host.log") -> Path | None:

@@ -61,6 +61,19 @@ COUNTERS = frozenset({"max", "min", "num", "count", "total"})
 URL_ONLY = frozenset({"key", "code", "pass", "ticket"})
 SESSION_ID = frozenset({"session", "sess"})
 
+# Every secret head above contains one of these (lowercase): text without any of them names
+# no secret, so the setting rules need not read it (most log lines, most short fields).
+NAME_HINTS = (
+    "pass", "pwd", "cred", "key", "token", "secret", "sess", "sid", "cookie", "auth", "sig",
+    "jwt", "bearer", "hmac", "otp", "csrf", "xsrf", "code", "ticket",
+)  # fmt: skip
+
+
+def could_name_a_secret(low: str) -> bool:
+    """Whether lowercase `low` holds any word a secret name could be built on."""
+    return any(hint in low for hint in NAME_HINTS)
+
+
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
