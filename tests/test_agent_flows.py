@@ -303,7 +303,7 @@ def test_citation_urls_come_from_the_stored_source_never_from_the_model(db: Path
         answer = run_ask(db, "What drives the tides?", provider)
     finally:
         server.close()
-    # (citations whose URL is not even a URL are dropped by the parser, then salvaged: last)
+    # (citations whose URL is not even a URL are dropped by the parser, then salvaged in place)
     shown = {c["quote"]: c for c in answer.citations}
     stored_url = "https://tides.test/harbour"
     verified, changed, elsewhere = (
@@ -315,6 +315,9 @@ def test_citation_urls_come_from_the_stored_source_never_from_the_model(db: Path
     assert [verified["url"], changed["url"], elsewhere["url"]] == [stored_url, stored_url, None]
     assert verified["locator"].startswith(stored_url + "#:~:text=")
     assert [changed["locator"], elsewhere["locator"]] == [None, None]
+    # [1], [2], [3] name the citations the reply wrote first, second, third, though the
+    # parser dropped the first two (their URLs are no URLs) and salvaged them
+    assert [verified["marker"], changed["marker"], elsewhere["marker"]] == [1, 2, 3]
 
     async def history() -> list[Any]:
         async with open_store(db) as store:
@@ -375,3 +378,29 @@ def test_a_hostile_reply_still_saves_the_turn_with_its_status(db: Path, name: st
     assert events[1].markdown == (answer.answer_markdown or "(no answer)")
     assert events[1].model == {"provider": "rec", "model": "m", "status": status}
     assert runs[0].id == answer.run_id
+
+
+def test_a_dropped_citation_keeps_its_place_so_markers_name_the_right_one(db: Path) -> None:
+    """The second citation is no citation at all (a bare string): it stays second, rejected
+    with the parser's reason, and [3] still names the third one the reply wrote."""
+    ids = seed(db)
+    reply = json.dumps(
+        {
+            "assistant": {"markdown": "The moon [1], nonsense [2], the moon again [3]."},
+            "citations": [
+                {"doc_id": f"src:{ids['tides']}", "quote": "the moon pulls the oceans"},
+                "not a citation",
+                {"doc_id": f"src:{ids['tides']}", "quote": "the moon pulls the oceans"},
+            ],
+        }
+    )
+    server = ProviderServer([Reply(chunks=openai_sse([reply]))])
+    provider = ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)
+    try:
+        answer = run_ask(db, "What drives the tides?", provider)
+    finally:
+        server.close()
+    first, second, third = answer.citations
+    assert [first["verified"], second["verified"], third["verified"]] == [1, 0, 1]
+    assert [first["marker"], second["marker"], third["marker"]] == [1, 2, 3]
+    assert second["reason"].startswith("rejected: the reply's citation is not valid")

@@ -11,6 +11,7 @@ JSON was asked, `error` when nothing could be shown), recorded in the turn's `mo
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -352,6 +353,9 @@ async def _call(
         return await own.complete(provider, request, on_event=forward)
 
 
+_CITATION_PATH = re.compile(r"assistant\.citations\[(\d{1,6})\]")
+
+
 def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool) -> Answer:
     if result.status == "error" or not result.text.strip():
         message = result.error.message if result.error else "the model returned nothing"
@@ -361,7 +365,7 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
         return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
     read = parse_markdown_reply if markdown_mode else parse_response
     parsed = read(result.text, request_id=correlation, max_chars=MAX_CHAT_MARKDOWN)
-    citations = [_as_dict(c) for c in parsed.citations] + _salvaged(parsed.dropped)
+    citations = _as_numbered([_as_dict(c) for c in parsed.citations], parsed.dropped)
     citations += parsed.quotes
     verification = verify_citations(citations, pack.sources, parsed.markdown)
     warnings = [*parsed.warnings, *verification.warnings]
@@ -400,20 +404,32 @@ def _run_status(status: Status) -> Literal["ok", "partial", "error"]:
     return "partial" if status == "partial" else "ok"
 
 
-def _salvaged(dropped: list[Any]) -> list[dict[str, Any]]:
-    """Citations the parser dropped as invalid LLMCP (most often: no `url`, which small models
-    leave out) still get checked: verification takes the URL from the pack (the model's is
-    never carried), and a quote that is not in the stored text stays unverified anyway."""
-    found = []
+def _as_numbered(kept: list[dict[str, Any]], dropped: list[Any]) -> list[dict[str, Any]]:
+    """The citations in the order the reply wrote them, so that its `[n]` markers still name
+    the n-th: one the parser dropped keeps its place, salvaged or as a rejected entry."""
+    lost: dict[int, dict[str, Any]] = {}
     for item in dropped:
-        value = item.value
-        if (
-            item.what == "citation"
-            and isinstance(value, dict)
-            and isinstance(value.get("quote"), str)
-        ) and (value.get("doc_id") or value.get("source_id")):
-            found.append({k: value.get(k) for k in ("doc_id", "source_id", "quote")})
-    return found
+        place = _CITATION_PATH.fullmatch(item.path)
+        if item.what == "citation" and place:
+            lost[int(place.group(1))] = _salvaged(item.value) or {"invalid": item.reason}
+    numbered: list[dict[str, Any]] = []
+    rest = iter(kept)
+    for index in range(len(kept) + len(lost)):
+        citation = lost.pop(index, None) or next(rest, None)
+        if citation is not None:
+            numbered.append(citation)
+    return numbered + list(rest) + [lost[index] for index in sorted(lost)]
+
+
+def _salvaged(value: Any) -> dict[str, Any] | None:
+    """A citation the parser dropped as invalid LLMCP (most often: no `url`, which small
+    models leave out) is still checked: verification takes the URL from the pack (the
+    model's is never carried), and a quote that is not in the stored text stays unverified."""
+    if (isinstance(value, dict) and isinstance(value.get("quote"), str)) and (
+        value.get("doc_id") or value.get("source_id")
+    ):
+        return {k: value.get(k) for k in ("doc_id", "source_id", "quote")}
+    return None
 
 
 def _as_dict(citation: Any) -> dict[str, Any]:

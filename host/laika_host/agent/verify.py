@@ -176,6 +176,9 @@ def _verify_one(
     if source is None and source_id:
         source = by_source.get(source_id)
     claimed = VerifiedCitation(source_id, doc_id, None, quote, verified=False)  # no model URL
+    if "invalid" in citation:  # kept only so that the reply's [n] markers stay in step
+        claimed.reason = f"rejected: the reply's citation is not valid ({citation['invalid']})"
+        return claimed
     if source is None:
         claimed.reason = "rejected: it names a source that was not in the pack"
         return claimed
