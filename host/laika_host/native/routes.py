@@ -94,6 +94,13 @@ ROUTES = (
         result=f"{_STORE_MODELS}:SourceView",
     ),
     Route(
+        "sources.lookup",
+        f"{_STORE}:sources_lookup",
+        "The sources saved under a URL (normalized as the store does), in every collection.",
+        payload=f"{_STORE_MODELS}:SourceLookup",
+        result=f"{_STORE_MODELS}:SourceLookupResult",
+    ),
+    Route(
         "sources.versions",
         f"{_STORE}:sources_versions",
         "Every capture of a source, oldest first, the current one last (without Markdown).",
@@ -130,6 +137,13 @@ ROUTES = (
         "Add a URL for the host to fetch and capture later (queues a capture job).",
         payload=f"{_STORE_MODELS}:AddUrl",
         result=f"{_STORE_MODELS}:AddUrlResult",
+    ),
+    Route(
+        "sources.add_note",
+        f"{_STORE}:sources_add_note",
+        "Add a note the user typed as a source (plain text: shown as typed, never as markup).",
+        payload=f"{_STORE_MODELS}:AddNote",
+        result=f"{_RECORDS}:SavedSource",
     ),
     Route(
         "search.query",

@@ -29,6 +29,7 @@ from ..store import (
 from .errors import ErrorCode, HostError
 from .router import RequestContext
 from .store_models import (
+    AddNote,
     AddUrl,
     CollectionCreate,
     CollectionRename,
@@ -39,6 +40,7 @@ from .store_models import (
     SearchQuery,
     SourceGet,
     SourceList,
+    SourceLookup,
     SourceTarget,
     SourceVersionTarget,
 )
@@ -115,6 +117,12 @@ async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]
 
 
 @store_errors
+async def sources_lookup(payload: SourceLookup, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    return {"matches": await store.sources.lookup(payload.url)}
+
+
+@store_errors
 async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     versions = await store.sources.versions(payload.source_id)
@@ -172,6 +180,19 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     saved = await store.sources.add_url(payload.collection, payload.url, origin="extension")
     job = await store.jobs.queue(saved.source.id)
     return {"outcome": saved.outcome, "source": saved.source, "job": job}
+
+
+@store_errors
+async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
+    """A typed note as a source: its text escaped so that it stays text (then redacted, as
+    every note is, by the store)."""
+    from ..store.note_text import text_to_markdown
+
+    store = await ctx.session.resources.store()
+    markdown = text_to_markdown(payload.text)
+    return await store.sources.add_note(
+        payload.collection, markdown, title=payload.title, origin="note"
+    )
 
 
 @store_errors

@@ -75,6 +75,33 @@ class SavePage(StrictPayload):
     collection: CollectionRef = "Inbox"
 
 
+MAX_NOTE_TEXT = 500_000
+"""Half the store's note bound: escaping at most doubles the text."""
+
+
+class AddNote(StrictPayload):
+    """A note the user typed: plain text, stored so that it shows as typed."""
+
+    collection: CollectionRef = "Inbox"
+    title: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    text: Annotated[str, Field(min_length=1, max_length=MAX_NOTE_TEXT)]
+
+
+class SourceLookup(StrictPayload):
+    url: WebUrl
+
+
+class SourceMatch(BaseModel):
+    source_id: str
+    collection_id: str
+    collection: str = Field(description="The collection's title.")
+    title: str | None
+
+
+class SourceLookupResult(BaseModel):
+    matches: list[SourceMatch]
+
+
 class AddUrl(StrictPayload):
     url: WebUrl
     collection: CollectionRef = "Inbox"
