@@ -237,3 +237,43 @@ def test_corpus_through_set_safe_html_never_runs_script(tab: Tab) -> None:
         f"{len(vectors)} vectors through setSafeHtml, {report['interacted']} elements driven: "
         f"0 executions (control: {control['hits']} alerts, {len(control['scripts'])} scripts)"
     )
+
+
+SCALING = """async (repeats) => {
+  const { sanitizeToFragment } = await import("/extension/lib/safe_html.js");
+  const block = '<h2>Part</h2><p>Text with <a class="citation" href="https://e.example/a#:~:text=x">[1]</a>' +
+    ' and <strong>bold</strong>, <em>em</em>, <code>code</code>.</p><ul><li>one</li><li>two</li></ul>';
+  const timings = [];
+  for (const count of repeats) {
+    const html = block.repeat(count);
+    let best = Infinity;
+    for (let run = 0; run < 3; run += 1) {
+      const start = performance.now();
+      const fragment = sanitizeToFragment(html, document);
+      best = Math.min(best, performance.now() - start);
+      if (fragment.childNodes.length < count) throw new Error("content went missing");
+    }
+    timings.push([html.length, best]);
+  }
+  return timings;
+}"""
+
+
+def test_sanitizing_a_large_reader_view_is_fast_and_linear(tab: Tab) -> None:
+    """A ~1 MB host rendering (the reader view of a long source) in real Chromium."""
+    (tab.site.root / "blank.html").write_text("<!doctype html><title>blank</title>")
+    tab.devtools.call("Page.navigate", tab.session, url=f"{tab.base}/blank.html")
+    deadline = time.monotonic() + 30
+    while tab.evaluate("document.readyState") != "complete" or "blank" not in str(
+        tab.evaluate("location.href")
+    ):
+        assert time.monotonic() < deadline, "blank page did not load"
+        time.sleep(0.05)
+    timings = tab.evaluate(f"({SCALING})([1000, 4000])")
+    assert isinstance(timings, list)
+    (small_chars, small_ms), (large_chars, large_ms) = timings
+    print(
+        f"sanitizeToFragment: {small_chars} chars {small_ms:.0f} ms, {large_chars} {large_ms:.0f} ms"
+    )
+    assert large_ms < 3000, f"{large_chars} chars took {large_ms:.0f} ms"
+    assert large_ms / max(small_ms, 1) < 8, "4x the input took more than 8x the time"
