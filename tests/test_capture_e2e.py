@@ -379,3 +379,128 @@ def test_selection_links_are_absolute_http_and_deduplicated(browser: Browser, si
     assert links == [
         {"url": f"{site.base}/field/{n}", "text": "brightest stars"} for n in (1, 2, 3)
     ]
+
+
+# --- through the extension: globalThis.laika.savePage in the background ------------------------
+
+EXTENSION = REPO / "extension"
+BACKGROUND_SAVES_WITH_CAPTURE = "lib/capture.js" in (EXTENSION / "background.js").read_text()
+
+
+def _stored_markdown(worker: _Worker, source_id: str) -> str:
+    got = worker.evaluate(f"globalThis.laika.request('sources.get', {{source_id: {source_id!r}}})")
+    return str(got["markdown"])
+
+
+class _Worker:
+    """The extension's background service worker, reached over CDP."""
+
+    def __init__(self, devtools: DevTools, extension_id: str) -> None:
+        self.devtools = devtools
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            infos = devtools.call("Target.getTargets")["targetInfos"]
+            assert isinstance(infos, list)
+            workers = [
+                info
+                for info in infos
+                if info["type"] == "service_worker"
+                and str(info["url"]).startswith(f"chrome-extension://{extension_id}/")
+            ]
+            if workers:
+                attached = devtools.call(
+                    "Target.attachToTarget", targetId=workers[0]["targetId"], flatten=True
+                )
+                self.session = str(attached["sessionId"])
+                return
+            time.sleep(0.2)
+        pytest.fail("the extension's service worker did not start within 30 s")
+
+    def evaluate(self, expression: str) -> Any:
+        reply = self.devtools.call(
+            "Runtime.evaluate",
+            self.session,
+            expression=expression,
+            awaitPromise=True,
+            returnByValue=True,
+        )
+        if "exceptionDetails" in reply:
+            pytest.fail(f"the background threw: {json.dumps(reply['exceptionDetails'])[:2000]}")
+        result = reply["result"]
+        assert isinstance(result, dict)
+        return result.get("value")
+
+
+def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
+    log = home / "logs" / "host.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and text in log.read_text(errors="replace"):
+            return
+        if devtools.process.poll() is not None:
+            pytest.fail(f"Chromium exited early with {devtools.process.returncode}")
+        time.sleep(0.2)
+    pytest.fail(f"no {text!r} in the host log within 60 s")
+
+
+@pytest.mark.xfail(
+    not BACKGROUND_SAVES_WITH_CAPTURE,
+    reason="needs i13/panel (background.js importing lib/capture.js, savePage(tabId, options))",
+    strict=False,
+)
+def test_save_page_through_the_extension_keeps_what_the_user_sees(
+    tmp_path: Path, site: Site
+) -> None:
+    from laika_host.native.browsers import DEV_EXTENSION_ID
+
+    from support import run_laika
+
+    chromium = _need(CHROMIUM, "chromium")
+    home, profile = tmp_path / "laika-home", tmp_path / "profile"
+    env = {**os.environ, "LAIKA_HOME": str(home)}
+    installed = run_laika(
+        "install", "--browser", "chromium", "--user-data-dir", str(profile), env=env
+    )
+    assert installed.returncode == 0, installed.stderr
+    url = f"{site.base}/notes/observatory"
+    devtools = DevTools(
+        chromium,
+        [
+            *HEADLESS_FLAGS,
+            "--enable-unsafe-extension-debugging",
+            f"--user-data-dir={profile}",
+            f"--load-extension={EXTENSION}",
+            f"--disable-extensions-except={EXTENSION}",
+            url,
+        ],
+        env,
+        timeout=30,
+    )
+    try:
+        _wait_for_host_log(home, "host.ping", devtools)  # the background has started
+        worker = _Worker(devtools, DEV_EXTENSION_ID)
+        tab_id = worker.evaluate(
+            "(async () => { for (let i = 0; i < 300; i++) {"
+            " const tabs = await chrome.tabs.query({});"
+            f" const tab = tabs.find((t) => t.url === {json.dumps(url)} && t.status === 'complete');"
+            " if (tab) return tab.id; await new Promise((r) => setTimeout(r, 100)); }"
+            " return null; })()"
+        )
+        assert isinstance(tab_id, int), "the fixture tab did not load"
+        saved = worker.evaluate(
+            f"globalThis.laika.savePage({tab_id}, {{collection: 'Observatory', mode: 'auto'}})"
+        )
+        assert saved["outcome"] == "new", saved
+        assert saved["source"]["title"] == "Observatory notes"
+        markdown = _stored_markdown(worker, saved["source"]["id"])
+        media = worker.evaluate(
+            "globalThis.laika.request('sources.get', "
+            f"{{source_id: {saved['source']['id']!r}}}).then((s) => s.media.map((m) => m.url))"
+        )
+    finally:
+        devtools.close()
+    for name, phrase in KEPT.items():
+        assert phrase in markdown, f"{name}: {phrase!r} not stored:\n{markdown}"
+    for name, phrase in DROPPED.items():
+        assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
+    assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(media)
