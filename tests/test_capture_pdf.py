@@ -299,3 +299,14 @@ def test_hostile_pdfs_end_in_bounded_time_and_memory(tmp_path: Path, name: str) 
         assert out["ok"]
         assert "truncated" in out["signals"]
         assert "Page 1 of the long report." in out["text"]
+
+
+def test_a_verified_pdf_citation_links_to_its_page_in_the_rendered_answer() -> None:
+    from laika_host.render.answer_html import answer_to_html
+
+    capture = capture_document(REPORT, "https://tides.test/report.pdf")
+    source = PackedSource("src:1", "1", capture.url or "", capture.text, capture.markdown)
+    quote = "The highest water came at four in the morning."
+    cited = verify_citations([{"doc_id": "src:1", "quote": quote}], [source]).citations[0]
+    html = answer_to_html("High water came at four [1].", [cited.to_json()])
+    assert '<a class="citation" href="https://tides.test/report.pdf#page=2"' in html
