@@ -1,5 +1,5 @@
 """A real loopback HTTP server for test pages: `serve(page_for)` where `page_for(path)` gives
-the HTML for a request path (None: 404)."""
+the HTML for a request path (None: 404), or (body, Content-Type) for anything else."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-PageFor = Callable[[str], str | bytes | None]
+PageFor = Callable[[str], str | bytes | tuple[bytes, str] | None]
 
 
 @contextmanager
@@ -21,9 +21,12 @@ def serve(page_for: PageFor) -> Iterator[str]:
             if page is None:
                 self.send_error(404)
                 return
+            kind = "text/html; charset=utf-8"
+            if isinstance(page, tuple):
+                page, kind = page
             body = page.encode() if isinstance(page, str) else page
             self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

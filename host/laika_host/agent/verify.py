@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote as percent
 
+from ..capture.bounds import PAGE_MARKER, TRUNCATION_MARKER
 from .elision import MAX_PARTS, MIN_PART_WORDS, Gaps, in_order, place
 from .words import WordIndex, normalize, words
 
@@ -50,6 +51,9 @@ _DOTS = r"(?:\.(?:[ \t]?\.){2,}|…)"  # `...`, `. . .`, `…`
 _ELLIPSIS = re.compile(rf"\[[ \t]*{_DOTS}[ \t]*\]|\([ \t]*{_DOTS}[ \t]*\)|{_DOTS}")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive: linear
+_PAGE_OR_CUT = re.compile(
+    rf"{PAGE_MARKER.pattern}|^{re.escape(TRUNCATION_MARKER)}$", re.MULTILINE
+)  # a PDF page starts, or text was left out
 MAX_MARKER_WARNINGS = 5
 
 Method = Literal["exact", "elided", "none"]
@@ -278,7 +282,11 @@ def _mark_verified(
     claimed.locator = text_fragment_url(source.url, index, runs[0].first, runs[-1].last)
     if source.markdown:
         shown = index.words[runs[0].first : runs[0].first + min(runs[0].count, HEADING_WORDS)]
-        claimed.heading = nearest_heading(indexes.markdown(source), [w.text for w in shown])
+        wanted = [w.text for w in shown]
+        claimed.heading = nearest_heading(indexes.markdown(source), wanted)
+        page = page_of(indexes.markdown(source), wanted)
+        if page is not None:  # a PDF: viewers open `#page=N`, not text fragments
+            claimed.locator = f"{source.url.split('#', 1)[0]}#page={page}"
 
 
 def text_fragment_url(url: str, index: WordIndex, first: int, last: int) -> str:
@@ -319,6 +327,22 @@ def nearest_heading(markdown: WordIndex, wanted: Sequence[str]) -> str | None:
             break
         heading = _heading_title(match.group(1)) or heading
     return heading
+
+
+def page_of(markdown: WordIndex, wanted: Sequence[str]) -> int | None:
+    """The PDF page these words are on: the last `[Page N]` marker above their first place,
+    unless a truncation marker lies between (the pages in between were left out). None for
+    a source without page markers."""
+    if "[Page " not in markdown.text:
+        return None
+    found = markdown.find(wanted)
+    if found is None:
+        return None
+    offset = markdown.words[found].start
+    page = None
+    for match in _PAGE_OR_CUT.finditer(markdown.text, 0, offset):
+        page = int(match.group(1)) if match.group(1) else None
+    return page
 
 
 def _heading_title(line: str) -> str | None:

@@ -11,11 +11,24 @@ import re
 from dataclasses import asdict, dataclass
 
 TRUNCATION_MARKER = "[Truncated: captured partial content]"
+PAGE_MARKER = re.compile(r"^\[Page ([1-9][0-9]{0,6})\]$", re.MULTILINE)
+"""A PDF page starts here (`[Page 3]`, a block of its own). Page text is escaped, and an
+escaped block never reads `[Page N]` (its closing bracket is escaped), so only capture's own
+markers match."""
 HEAD_SHARE = 0.5
 TAIL_SHARE = 0.2
 MIDDLE_PARTS = 3
 _FENCE_OPEN = re.compile(r"^(`{3,}|~{3,})")
 _HEADING = re.compile(r"^#{1,6}\s")
+
+
+MARKER_ROOM = 16
+"""Room a PDF chunk keeps for a repeated page marker (`[Page 1234567]` and a blank line)."""
+
+
+def page_marker(number: int) -> str:
+    """The block that opens page `number` of a PDF source (see PAGE_MARKER)."""
+    return f"[Page {number}]"
 
 
 def blocks(markdown: str) -> list[str]:
@@ -122,18 +135,17 @@ class Chunk:
 
 
 def chunk(markdown: str, chunk_size: int, max_chunks: int) -> list[Chunk]:
-    """Chunks of at most `chunk_size` characters, split at headings, then at paragraphs."""
+    """Chunks of at most `chunk_size` characters, split at headings and PDF page markers
+    (so a PDF's chunks start on page boundaries), then at paragraphs. A PDF chunk that starts
+    inside a page opens with that page's marker again, so every chunk names its pages."""
     if not markdown:
         return []
-    sections: list[list[str]] = []
-    for block in blocks(markdown):
-        if _HEADING.match(block) or not sections:
-            sections.append([block])
-        else:
-            sections[-1].append(block)
+    paged = PAGE_MARKER.search(markdown) is not None
+    if paged:
+        chunk_size -= MARKER_ROOM
     pieces: list[str] = []
     current: list[str] = []
-    for section in sections:
+    for section in _sections(markdown):
         section_text = _join(section)
         if current and len(_join([*current, section_text])) <= chunk_size:
             current.append(section_text)
@@ -153,4 +165,31 @@ def chunk(markdown: str, chunk_size: int, max_chunks: int) -> list[Chunk]:
     if current:
         pieces.append(_join(current))
     pieces = pieces[:max_chunks]
+    if paged:
+        pieces = _with_page_markers(pieces)
     return [Chunk(i, len(pieces), text) for i, text in enumerate(pieces, start=1)]
+
+
+def _sections(markdown: str) -> list[list[str]]:
+    """Blocks grouped into sections, each opened by a heading or a PDF page marker."""
+    sections: list[list[str]] = []
+    for block in blocks(markdown):
+        if _HEADING.match(block) or PAGE_MARKER.match(block) or not sections:
+            sections.append([block])
+        else:
+            sections[-1].append(block)
+    return sections
+
+
+def _with_page_markers(pieces: list[str]) -> list[str]:
+    """Each piece that starts inside a page opens with the marker of the page it is on."""
+    out: list[str] = []
+    page: str | None = None
+    for piece in pieces:
+        opened = piece
+        if page is not None and not PAGE_MARKER.match(piece.split("\n", 1)[0]):
+            opened = _join([page, piece])
+        markers = PAGE_MARKER.findall(piece)
+        page = page_marker(int(markers[-1])) if markers else page
+        out.append(opened)
+    return out

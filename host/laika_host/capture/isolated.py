@@ -275,14 +275,16 @@ def _new_shared_runner() -> CaptureRunner:
 async def capture_isolated(
     html: str | bytes, url: str | None = None, *, options: CaptureOptions | None = None
 ) -> Capture:
-    """`capture_html` in this process's worker, without blocking the event loop."""
+    """`capture_document` (a page or a PDF) in this process's worker, without blocking the
+    event loop."""
     return await shared_runner().capture(html, url, options=options)
 
 
 def capture_isolated_blocking(
     html: str | bytes, url: str | None = None, *, options: CaptureOptions | None = None
 ) -> Capture:
-    """`capture_html` in this process's worker, for callers without an event loop (the CLI)."""
+    """`capture_document` in this process's worker, for callers without an event loop (the
+    CLI)."""
     return shared_runner().capture_blocking(html, url, options)
 
 
@@ -290,7 +292,7 @@ def capture_isolated_blocking(
 
 
 def serve() -> None:
-    """The worker's main loop: read a page, capture it, write the result, until EOF."""
+    """The worker's main loop: read a page (or PDF), capture it, write the result, until EOF."""
     import signal
     import traceback
 
@@ -298,7 +300,7 @@ def serve() -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print() must never reach the reply pipe
     requests = os.fdopen(0, "rb")
-    capture_html = _warm_up()
+    capture_document = _warm_up()
     logged = _keep_log_lines()
     _send(replies, ("ready",))
     while True:
@@ -307,7 +309,7 @@ def serve() -> None:
         except EOFError:
             return
         try:
-            reply: tuple[Any, ...] = ("ok", capture_html(html, url, options=options))
+            reply: tuple[Any, ...] = ("ok", capture_document(html, url, options=options))
         except CaptureError as error:
             reply = ("capture_error", error.kind, str(error))
         except Exception as error:
@@ -335,10 +337,11 @@ def _keep_log_lines() -> list[tuple[str, int, str]]:
 
 def _warm_up() -> Any:
     """Import everything a capture uses, so that the deadline times captures, not imports."""
+    import pypdf  # noqa: F401
     from readability import Document  # noqa: F401
     from trafilatura.core import bare_extraction  # noqa: F401
     from trafilatura.htmlprocessing import convert_to_html  # noqa: F401
 
-    from .pipeline import capture_html
+    from .document import capture_document
 
-    return capture_html
+    return capture_document

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .bounds import PAGE_MARKER
+
 # Linear time on any text (tests/test_regex_linear.py): a fence or code span opens only where
 # its run of backticks starts, an unclosed fence is one match, and link parts never reach past
 # a bracket, so that no scan passes over the same text twice. A link whose address holds a
@@ -57,6 +59,8 @@ def markdown_to_text(markdown: str) -> str:
         text = _FENCED.sub(lambda m: protect(m.group(2)), text)
     if "`" in text:
         text = _CODE_SPAN.sub(lambda m: protect(m.group(2).strip()), text)
+    if "[Page " in text:  # before unescaping: page text that reads `[Page 3\]` stays
+        text = PAGE_MARKER.sub("", text)
     if "](" in text:
         text = _IMAGE.sub("", text)
         text = _LINK.sub(r"\1", text)

@@ -49,7 +49,7 @@ def capture(
     no_images: bool,
     no_links: bool,
 ) -> None:
-    """Capture a saved HTML file (`-` for standard input) or fetch a URL.
+    """Capture a saved HTML or PDF file (`-` for standard input) or fetch a URL (page or PDF).
 
     Stores the page as a source in the collection (the same URL again updates it, or changes
     nothing when its content is the same) and prints what happened; --json prints the stored

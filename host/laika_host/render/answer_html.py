@@ -1,7 +1,7 @@
 """An answer's Markdown as safe HTML with its `[n]` markers made citation links or flags.
 
 Marker `[n]` names the reply's n-th citation (as `agent/verify.py` maps them). A verified
-citation with an http(s) locator (its `#:~:text=` URL) becomes
+citation with an http(s) locator (its `#:~:text=` URL, or a PDF's `#page=N`) becomes
 `<a class="citation" href="locator">[n]</a>`; any other marker (unverified, rejected, or naming
 no citation) becomes `<span class="citation-unverified">[n]</span>`, so it never looks checked.
 Markers are replaced in text only, outside code and links, before the sanitizer runs.
@@ -21,8 +21,8 @@ from .text_nodes import pieces
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _LITERAL = frozenset({"code", "pre", "a"})
 """Inside these a marker stays text: code shows what was written, and links do not nest."""
-_JUMP = re.compile(r"https?://[^#]*#:~:text=", re.IGNORECASE)
-"""A locator as `verify.text_fragment_url` builds it: a web page and a text directive."""
+_JUMP = re.compile(r"https?://[^#]*+#(?::~:text=|page=[1-9][0-9]{0,6}\Z)", re.IGNORECASE)
+"""A locator as `verify` builds it: a web page and a text directive, or a PDF and its page."""
 
 
 def citation_state(citation: Mapping[str, Any]) -> str:
