@@ -11,7 +11,7 @@ import httpx
 
 from .adapters.anthropic import API_VERSION
 from .config import ProviderConfig
-from .errors import scrub
+from .errors import LlmError, scrub
 
 PROBE_TIMEOUT = 3.0
 OLLAMA_LOCAL = "http://127.0.0.1:11434"
@@ -55,11 +55,16 @@ def _request(provider: ProviderConfig) -> tuple[str, dict[str, str]]:
 
 
 def probe(provider: ProviderConfig, client: httpx.Client, source: str = "configured") -> Probe:
-    url, headers = _request(provider)
+    """One GET; every way it can fail (a refused key or URL, any httpx error, InvalidURL
+    included, which is no HTTPError) is an answer of `answers=False` with the reason."""
+    try:
+        url, headers = _request(provider)
+    except LlmError as error:
+        return Probe(provider, False, f"not contacted: {error.message}", source)
     secrets = tuple(v for v in headers.values() if v)
     try:
         response = client.get(url, headers=headers, timeout=PROBE_TIMEOUT)
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as error:
         detail = scrub(f"no answer: {type(error).__name__}", secrets)
         return Probe(provider, False, detail, source)
     if response.status_code >= 400:
