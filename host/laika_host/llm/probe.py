@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from .adapters.anthropic import API_VERSION
 from .config import ProviderConfig
@@ -91,9 +92,12 @@ def detected(configured: list[ProviderConfig], client: httpx.Client) -> list[Pro
     llama = os.environ.get(LLAMA_SERVER_ENV, "").rstrip("/")
     if llama and llama not in urls:
         base = llama if llama.endswith("/v1") else f"{llama}/v1"
-        provider = ProviderConfig(
-            id="llama-cpp", kind="openai_compatible", model="default", base_url=base
-        )
+        try:
+            provider = ProviderConfig(
+                id="llama-cpp", kind="openai_compatible", model="default", base_url=base
+            )
+        except ValidationError:  # not a usable URL: nothing to detect there
+            return found
         found.append(probe(provider, client, "detected"))
     return found
 
