@@ -118,11 +118,11 @@ def test_a_model_answer_is_verified_flagged_and_rejected_and_no_secret_leaks(
     db: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     ids = seed(db)
-    monkeypatch.setenv("SEEDED_KEY", SECRET_KEY)
+    monkeypatch.setenv("SEEDED_API_KEY", SECRET_KEY)
     chunks = openai_sse([scripted_answer(ids["tides"], ids["bread"])])
     server = ProviderServer([Reply(chunks=chunks)])
     provider = ProviderConfig(
-        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="SEEDED_KEY"
+        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="SEEDED_API_KEY"
     )
     caplog.set_level("DEBUG")
     try:

@@ -159,8 +159,65 @@ def test_state_is_derived_for_citations_stored_without_one() -> None:
     ]
 
 
-def test_markers_in_code_and_link_text_stay_text() -> None:
+def test_markers_in_code_stay_text_and_links_around_markers_are_undone() -> None:
     cited = [{"verified": True, "state": "verified", "locator": "https://t.test/#:~:text=a"}]
     html = answer_to_html("`[1]` and [see [1]](https://e.test/)\n\n```\n[1]\n```", cited)
-    assert "citation" not in html
-    assert html.count("[1]") == 3
+    root = fragment(html)
+    assert [code.text_content() for code in root.iter("code")] == ["[1]", "[1]\n"]
+    assert [(a.get("class"), a.get("href")) for a in root.iter("a")] == [
+        ("citation", "https://t.test/#:~:text=a")
+    ]
+
+
+EVIL = "https://evil.test/x"
+link_parts = st.one_of(
+    st.integers(0, 9).map(lambda n: f"[{n}]"),
+    st.sampled_from(
+        ["[", "]", "(", ")", f"({EVIL})", f"[1]: {EVIL}\n", f"[2]: {EVIL}\n", f"[x]: {EVIL}\n",
+         "[x]", "[^1]", "\\[", "\\]", "\\", "&#91;", "&#93;", "&#57344;", "\ue000", "%EE%80%80",
+         f"<{EVIL}/", ">", "`", "```\n", "*", "_", "**", ".", " ", "\n", "\n\n", "1", "x", "!",
+         "> ", "- ", "|", "|-|\n", "    "]
+    ),
+)  # fmt: skip
+"""Pieces that make links: reference definitions and labels, inline destinations, autolinks,
+escaped and entity brackets, the sentinel itself, code and emphasis around them."""
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(link_parts, max_size=30).map("".join), citation_lists)
+def test_a_marker_only_ever_links_to_its_own_locator(
+    markdown: str, citations: list[dict[str, Any]]
+) -> None:
+    """Whatever links the model writes around its markers, a link showing `[n]` goes to
+    citation n's locator (when verified), no other link carries a marker, and no marker
+    outside code is swallowed (by a reference definition, or as a link's text)."""
+    html = answer_to_html(markdown, citations)
+    assert "\ue000" not in html, html
+    root = fragment(html)
+    for link in root.iter("a"):
+        text = link.text_content()
+        marker = re.fullmatch(r"\[(\d+)\]", text)
+        if link.get("class") == "citation":
+            assert marker is not None, html
+            cited = citations[int(marker.group(1)) - 1]
+            assert cited["verified"], html
+            assert link.get("href") == cited["locator"], html
+            assert jumps(link.get("href")), html
+        else:
+            assert re.search(r"\[\d+\]", text) is None, html
+        assert next(link.iterdescendants("a", "span"), None) is None, html
+    if "`" not in markdown and "    " not in markdown:  # no code: every marker stays shown
+        shown = [e for e in root.iter("a", "span") if e.get("class")]
+        assert len(shown) >= len(re.findall(r"\[\d{1,3}\]", markdown)), html
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_characters="`\n\r"), max_size=40), citation_lists)
+def test_code_shows_markers_as_written(code: str, citations: list[dict[str, Any]]) -> None:
+    """A fenced block shows exactly what the model wrote (minus the private-use sentinel)."""
+    html = answer_to_html(f"```\n{code}\n```", citations)
+    blocks = [element.text_content() for element in fragment(html).iter("code")]
+    shown = re.sub(
+        "[\ud800-\udfff]", "\ufffd", code.replace("\ue000", "").replace("\x00", "\ufffd")
+    )
+    assert blocks == [shown + "\n"], html

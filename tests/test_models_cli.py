@@ -12,14 +12,14 @@ from support import run_laika
 
 def test_add_list_remove_and_the_key_is_never_saved() -> None:
     secret = "sk-never-on-disk-" + "Q1" * 12
-    env = {**os.environ, "MY_OPENAI_KEY": secret}
+    env = {**os.environ, "MY_OPENAI_API_KEY": secret}
     server = ProviderServer(
         [Reply(content_type="application/json", chunks=['{"data": [{"id": "m1"}, {"id": "m2"}]}'])]
     )
     try:
         added = run_laika(
             "models", "add", "work", "--kind", "openai", "--model", "gpt-x",
-            "--base-url", server.url + "/v1", "--api-key-env", "MY_OPENAI_KEY", env=env,
+            "--base-url", server.url + "/v1", "--api-key-env", "MY_OPENAI_API_KEY", env=env,
         )  # fmt: skip
         assert added.returncode == 0, added.stderr
         down = run_laika(
@@ -41,7 +41,7 @@ def test_add_list_remove_and_the_key_is_never_saved() -> None:
     providers = {p["id"]: p for p in json.loads(listed.stdout)["providers"]}
     assert providers["work"]["answers"] is True
     assert providers["work"]["detail"] == "ok, 2 models"
-    assert providers["work"]["api_key_env"] == "MY_OPENAI_KEY"
+    assert providers["work"]["api_key_env"] == "MY_OPENAI_API_KEY"
     assert providers["work"]["api_key_set"] is True
     assert server.received[0].path == "/v1/models"
     assert server.received[0].headers["authorization"] == f"Bearer {secret}"  # used, not stored
@@ -50,7 +50,7 @@ def test_add_list_remove_and_the_key_is_never_saved() -> None:
     assert secret not in listed.stdout
     saved = Path(os.environ["LAIKA_HOME"]) / "providers.json"
     assert secret not in saved.read_text()
-    assert json.loads(saved.read_text())["providers"][0]["api_key_env"] == "MY_OPENAI_KEY"
+    assert json.loads(saved.read_text())["providers"][0]["api_key_env"] == "MY_OPENAI_API_KEY"
     removed = run_laika("models", "remove", "down", env=env)
     assert removed.returncode == 0
     missing = run_laika("models", "remove", "down", env=env)

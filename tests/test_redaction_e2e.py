@@ -122,7 +122,7 @@ def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Pa
 
 def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     home = Path(os.environ["LAIKA_HOME"])
-    monkeypatch.setenv("ECHO_KEY", "not-a-real-key")
+    monkeypatch.setenv("ECHO_API_KEY", "not-a-real-key")
     echo = json.dumps(
         {
             "assistant": {
@@ -134,7 +134,7 @@ def test_a_model_echoing_the_users_key_is_stored_redacted(monkeypatch: pytest.Mo
     )
     server = ProviderServer([Reply(chunks=openai_sse([echo[:40], echo[40:]]))])
     provider = ProviderConfig(
-        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="ECHO_KEY"
+        id="rec", kind="openai", model="m", base_url=server.url, api_key_env="ECHO_API_KEY"
     )
 
     async def main() -> None:

@@ -21,9 +21,12 @@ def models() -> None:
 def list_models(no_probe: bool, as_json: bool) -> None:
     """Configured and detected providers, and whether each answers (the built-in offline
     runtime always does)."""
-    from ..llm.manage import OFFLINE_ROW, probe_providers
+    from ..llm.manage import OFFLINE_ROW, ProviderSettingsError, probe_providers
 
-    rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
+    try:
+        rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
+    except ProviderSettingsError as error:
+        raise click.ClickException(str(error)) from None
     builtin = {**OFFLINE_ROW, "id": "builtin", "source": "built-in"}
     if as_json:
         print_json({"providers": [*rows, builtin]})

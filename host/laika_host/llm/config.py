@@ -9,11 +9,12 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..paths import data_dir, ensure_private_dir
 from .contract import ProviderCapabilities
 from .errors import LlmError
+from .key_policy import KeyPolicyError, check_base_url, check_key_destination, check_key_env
 
 ProviderKind = Literal[
     "openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"
@@ -64,6 +65,23 @@ class ProviderConfig(BaseModel):
     capabilities: ProviderCapabilities | None = None
     timeouts: Timeouts = Field(default_factory=Timeouts)
 
+    @field_validator("base_url")
+    @classmethod
+    def _usable_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_base_url(value)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_variable(cls, value: str | None) -> str | None:
+        return None if value is None else check_key_env(value)
+
+    @model_validator(mode="after")
+    def _key_goes_safely(self) -> ProviderConfig:
+        base = self.base_url or DEFAULT_BASE_URLS.get(self.kind)
+        if base and self.key_env:
+            check_key_destination(base, self.key_env)
+        return self
+
     @property
     def url(self) -> str:
         base = self.base_url or DEFAULT_BASE_URLS.get(self.kind)
@@ -80,9 +98,18 @@ class ProviderConfig(BaseModel):
         return self.api_key_env or DEFAULT_KEY_ENV.get(self.kind)
 
     def api_key(self) -> str | None:
-        """The key from the environment (None when this provider takes none)."""
+        """The key from the environment (None when this provider takes none), read only from
+        a variable meant as a model key and for a safe destination (`key_policy`): checked
+        here again because `model_copy` overrides skip validation."""
         name = self.key_env
-        return os.environ.get(name) or None if name else None
+        if not name:
+            return None
+        try:
+            check_key_env(name)
+            check_key_destination(self.url, name)
+        except KeyPolicyError as error:
+            raise LlmError("bad_request", str(error), provider=self.id) from None
+        return os.environ.get(name) or None
 
 
 def select_provider(
@@ -110,18 +137,41 @@ def select_provider(
             f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one",
         )
     if chosen is None and base_url:
-        chosen = ProviderConfig(
-            id=provider_id or "adhoc",
-            kind=kind or "openai_compatible",  # type: ignore[arg-type]
-            model=model or "default",
-            base_url=base_url,
+        chosen = validated(
+            {
+                "id": provider_id or "adhoc",
+                "kind": kind or "openai_compatible",
+                "model": model or "default",
+                "base_url": base_url,
+            }
         )
     if chosen is None and configured and not provider_id:
         chosen = default_provider(configured)
     if chosen is None:
         return None
     updates = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
-    return chosen.model_copy(update={k: v for k, v in updates.items() if v})
+    return validated({**chosen.model_dump(), **{k: v for k, v in updates.items() if v}})
+
+
+def validated(fields: dict[str, object], where: str = "") -> ProviderConfig:
+    """A ProviderConfig from `fields`, or LlmError (bad_request) naming what to fix."""
+    try:
+        return ProviderConfig.model_validate(fields)
+    except ValidationError as error:
+        raise LlmError("bad_request", where + validation_reasons(error)) from None
+
+
+def validation_reasons(error: ValidationError) -> str:
+    """pydantic's errors as one line each: `field: message` (the rule, not a traceback)."""
+    lines = []
+    for item in error.errors(include_url=False):
+        cause = item.get("ctx", {}).get("error")
+        if isinstance(cause, KeyPolicyError):  # already names the field and the fix
+            lines.append(str(cause))
+            continue
+        field = ".".join(str(part) for part in item["loc"]) or "provider"
+        lines.append(f"{field}: {item['msg']}")
+    return "; ".join(lines)
 
 
 OFFLINE = "offline"
@@ -157,8 +207,21 @@ def load_providers(path: Path | None = None) -> list[ProviderConfig]:
     path = path or providers_path()
     if not path.exists():
         return []
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return [ProviderConfig.model_validate(item) for item in raw.get("providers", [])]
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise LlmError("bad_request", f"{path} is not valid JSON ({error}); fix it") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("providers", []), list):
+        raise LlmError("bad_request", f'{path} must be {{"providers": [...]}}; fix it')
+    return [
+        validated(item, f"{path}, provider {_name(item, index)}: ")
+        for index, item in enumerate(raw.get("providers", []))
+    ]
+
+
+def _name(item: object, index: int) -> str:
+    name = item.get("id") if isinstance(item, dict) else None
+    return repr(name) if isinstance(name, str) else f"#{index + 1}"
 
 
 def save_providers(

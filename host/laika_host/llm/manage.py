@@ -21,9 +21,10 @@ from .config import (
     ProviderConfig,
     ProviderKind,
     default_provider,
-    load_providers,
     save_providers,
+    validation_reasons,
 )
+from .config import load_providers as _load_file
 from .contract import ProviderCapabilities
 from .errors import LlmError
 from .probe import Probe, detected, probe
@@ -110,8 +111,10 @@ def add_provider(
             **extra,
         )
         provider.url  # noqa: B018 - fails early when a base URL is needed
-    except (ValidationError, LlmError) as error:
-        raise ProviderSettingsError(str(error)) from None
+    except ValidationError as error:
+        raise ProviderSettingsError(validation_reasons(error)) from None
+    except LlmError as error:
+        raise ProviderSettingsError(error.message) from None
     others = [p for p in load_providers() if p.id != provider_id]
     return provider, save_providers([*others, provider])
 
@@ -153,6 +156,15 @@ def test_provider(provider_id: str) -> ProviderCheck:
     with httpx.Client() as client:
         found = probe(provider, client)
     return ProviderCheck(found.answers, found.detail, round((time.perf_counter() - start) * 1000))
+
+
+def load_providers() -> list[ProviderConfig]:
+    """The configured providers; a file these rules refuse is a ProviderSettingsError that
+    names the file, the provider and the fix (never an internal error)."""
+    try:
+        return _load_file()
+    except LlmError as error:
+        raise ProviderSettingsError(error.message) from None
 
 
 def _find(providers: list[ProviderConfig], provider_id: str) -> ProviderConfig:

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from .adapters.anthropic import API_VERSION
 from .config import ProviderConfig
-from .errors import scrub
+from .errors import LlmError, scrub
 
 PROBE_TIMEOUT = 3.0
 OLLAMA_LOCAL = "http://127.0.0.1:11434"
@@ -55,11 +56,16 @@ def _request(provider: ProviderConfig) -> tuple[str, dict[str, str]]:
 
 
 def probe(provider: ProviderConfig, client: httpx.Client, source: str = "configured") -> Probe:
-    url, headers = _request(provider)
+    """One GET; every way it can fail (a refused key or URL, any httpx error, InvalidURL
+    included, which is no HTTPError) is an answer of `answers=False` with the reason."""
+    try:
+        url, headers = _request(provider)
+    except LlmError as error:
+        return Probe(provider, False, f"not contacted: {error.message}", source)
     secrets = tuple(v for v in headers.values() if v)
     try:
         response = client.get(url, headers=headers, timeout=PROBE_TIMEOUT)
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as error:
         detail = scrub(f"no answer: {type(error).__name__}", secrets)
         return Probe(provider, False, detail, source)
     if response.status_code >= 400:
@@ -86,9 +92,12 @@ def detected(configured: list[ProviderConfig], client: httpx.Client) -> list[Pro
     llama = os.environ.get(LLAMA_SERVER_ENV, "").rstrip("/")
     if llama and llama not in urls:
         base = llama if llama.endswith("/v1") else f"{llama}/v1"
-        provider = ProviderConfig(
-            id="llama-cpp", kind="openai_compatible", model="default", base_url=base
-        )
+        try:
+            provider = ProviderConfig(
+                id="llama-cpp", kind="openai_compatible", model="default", base_url=base
+            )
+        except ValidationError:  # not a usable URL: nothing to detect there
+            return found
         found.append(probe(provider, client, "detected"))
     return found
 

@@ -22,7 +22,10 @@ def _host_error(error: manage.ProviderSettingsError) -> HostError:
 
 
 async def models_list(_: None, ctx: RequestContext) -> dict[str, Any]:
-    return manage.list_providers()
+    try:
+        return manage.list_providers()
+    except manage.ProviderSettingsError as error:
+        raise _host_error(error) from None
 
 
 async def models_add(payload: ProviderAdd, ctx: RequestContext) -> dict[str, Any]:

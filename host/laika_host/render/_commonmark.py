@@ -94,13 +94,21 @@ def _cmark_html(markdown: str) -> str:
     parser = cmark.parser_new(cmark.Options.CMARK_OPT_DEFAULT)
     try:
         cmark.parser_attach_syntax_extension(parser, _table_extension())
-        cmark.parser_feed(parser, markdown)
+        cmark.parser_feed(parser, _encodable(markdown))
         root = cmark.parser_finish(parser)
         extensions = cmark.parser_get_syntax_extensions(parser)
         html: str = cmark.render_html(root, cmark.Options.CMARK_OPT_DEFAULT, extensions)
         return html
     finally:
         cmark.parser_free(parser)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD: cmark takes UTF-8, which cannot hold them."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _plain_text_html(markdown: str) -> str:

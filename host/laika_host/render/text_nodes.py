@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*+)[^<>]*+>")  # possessive: no backtracking
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*+)[^<>]*+>")  # possessive: linear
 
 
 class Piece(NamedTuple):
