@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -303,9 +304,62 @@ HIDERS = {
     "display-none": (' style="display: none"', "gone"),
     "hidden-attribute": (" hidden", "gone"),
     "aria-hidden": (' aria-hidden="true"', "gone"),
+    "opacity-zero": (' style="opacity: 0"', "gone"),
+    "opacity-faint": (' style="opacity: 0.01"', "gone"),
+    "content-visibility": (' style="content-visibility: hidden"', "gone-box"),
+    "transform-scale-zero": (' style="transform: scale(0)"', "gone-box"),
+    "scale-zero": (' style="scale: 0 1"', "gone-box"),
+    "rotated-edge-on": (' style="transform: rotateX(90deg)"', "gone-box"),
+    "zero-height-clip": (' style="height: 0; overflow: hidden"', "gone-box"),
+    "zero-width-clip": (' style="width: 0; overflow-x: clip"', "gone-box"),
     "visibility-hidden": (' style="visibility: hidden"', "hidden"),
     "visibility-visible": (' style="visibility: visible"', "visible"),
+    "font-size-zero": (' style="font-size: 0"', "unsized"),
+    "font-size-back": (' style="font-size: 16px"', "sized"),
+    "transparent-colour": (' style="color: transparent"', "unpainted"),
+    "colour-back": (' style="color: rgb(20, 20, 20)"', "painted"),
+    "screen-reader-only": (
+        ' style="position: absolute; width: 1px; height: 1px; overflow: hidden;'
+        ' clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap"',
+        None,
+    ),
+    "off-screen": (' style="position: absolute; left: -10000px"', None),
+    "until-found": (' hidden="until-found"', None),
 }
+"""Each way a page hides (or shows again) text, with its effect: "gone" drops the subtree,
+"gone-box" too except on inline elements (the browser ignores those properties there), the
+others set what children inherit for their own text. Screen-reader-only, off-screen and
+until-found text is kept on purpose."""
+
+INLINE = {"span", "em"}
+
+
+@dataclass
+class _Ink:
+    """What a node passes down: whether its own text would be painted."""
+
+    shown: bool = True
+    visible: bool = True
+    sized: bool = True
+    painted: bool = True
+
+    def after(self, effect: str | None, tag: str) -> _Ink:
+        if effect == "gone-box":
+            effect = None if tag in INLINE else "gone"
+        flags = {
+            "gone": {"shown": False},
+            "hidden": {"visible": False},
+            "visible": {"visible": True},
+            "unsized": {"sized": False},
+            "sized": {"sized": True},
+            "unpainted": {"painted": False},
+            "painted": {"painted": True},
+        }.get(effect or "", {})
+        return replace(self, **flags)
+
+    @property
+    def text_shows(self) -> bool:
+        return self.shown and self.visible and self.sized and self.painted
 
 
 @st.composite
@@ -317,29 +371,28 @@ def styled_trees(draw: st.DrawFn, depth: int = 3) -> tuple[str, list[str], list[
         counter[0] += 1
         return f"w{counter[0]}x"
 
-    def node(level: int, shown: bool, visible: bool) -> tuple[str, list[str], list[str]]:
+    def node(level: int, ink: _Ink) -> tuple[str, list[str], list[str]]:
         tag = draw(st.sampled_from(["div", "span", "section", "em"] if level else ["div"]))
         attribute, effect = HIDERS[draw(st.sampled_from(sorted(HIDERS)))]
-        shown = shown and effect != "gone"
-        visible = {"hidden": False, "visible": True}.get(effect or "", visible)
+        ink = ink.after(effect, tag)
         parts, every, seen = [], [], []
         for _ in range(draw(st.integers(0 if level < depth else 1, 3))):
             if level < depth and draw(st.booleans()):
-                html, all_words, on_screen = node(level + 1, shown, visible)
+                html, all_words, on_screen = node(level + 1, ink)
             else:
                 text = word()
                 html, all_words = f" {text} ", [text]
-                on_screen = [text] if shown and visible else []
+                on_screen = [text] if ink.text_shows else []
             parts.append(html)
             every += all_words
             seen += on_screen
         return f"<{tag}{attribute}>{''.join(parts)}</{tag}>", every, seen
 
-    return node(0, True, True)
+    return node(0, _Ink())
 
 
 @settings(
-    max_examples=40,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

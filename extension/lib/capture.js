@@ -11,6 +11,25 @@
 // what is assigned to them), inlines same-origin frames, resolves lazy images and keeps the
 // text of closed <details>. It is one linear pass with an explicit stack (no recursion to
 // overflow), bounded by a node budget and a character budget.
+//
+// What counts as unseen (pages hide text from the reader to smuggle it to the model):
+// - a subtree, whatever its children say: display:none, the `hidden` attribute,
+//   aria-hidden="true", content-visibility:hidden, opacity under 0.05, a transform or
+//   `scale` that flattens the box to no area (scale(0), rotateX(90deg)), and a box of zero
+//   width or height that clips its overflow. (Opacity skips display:contents; the other
+//   box rules also skip inline and table-row boxes, where the browser ignores them.)
+// - an element's own text, which its children may show again: visibility other than
+//   visible, a font size under 1px, and a fill colour under 0.05 alpha (color or
+//   -webkit-text-fill-color: transparent) unless the text is painted another way
+//   (background-clip:text over a background, a text stroke).
+// Kept on purpose: screen-reader-only text (clip, clip-path, 1px boxes, off-screen
+// positioning) is real accessibility text the page means to be read; hidden="until-found"
+// and closed <details>, which the reader can open; text the same colour as its background
+// (judging that needs the painted pixels). Each element's computed style is read once; the
+// walk writes nothing to the page, so layout is computed at most once.
+// element.checkVisibility() is not the per-element test: it is false for display:contents
+// wrappers and for the contents of closed <details> and hidden="until-found" (all kept). It
+// checks the ancestors of a selection's container, which the walk never visits.
 
 /**
  * Serialize the page the user sees. Runs in the page.
@@ -40,6 +59,13 @@ export function serializePage(options = {}) {
   ]);
   const URL_ATTRIBUTES = new Set(["href", "src", "poster", "cite"]);
   const IMAGE_SOURCE_ATTRIBUTES = new Set(["src", "srcset", "data-src", "data-lazy-src", "data-srcset"]);
+  const REPLACED = new Set(["iframe", "frame", "video", "audio", "canvas", "object", "select", "textarea"]);
+  const UNBOXED = new Set([
+    "inline", "table-row", "table-row-group", "table-header-group", "table-footer-group",
+    "table-column", "table-column-group", "ruby-base", "ruby-text",
+  ]);
+  const XHTML = "http://www.w3.org/1999/xhtml";
+  const FAINT = 0.05; // opacity or colour alpha below this: nothing a reader can make out
   const ATTRIBUTE_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*$/;
   const budget = { nodes: 0, chars: 0, truncated: false };
 
@@ -146,18 +172,81 @@ export function serializePage(options = {}) {
     return out;
   }
 
+  // The alpha of a computed colour ("rgba(0, 0, 0, 0)", "color(srgb 1 0 0 / 0.5)", ...).
+  function alpha(color) {
+    if (color === "transparent") return 0;
+    const inner = color.slice(color.indexOf("(") + 1, color.lastIndexOf(")"));
+    const slash = inner.lastIndexOf("/");
+    const parts = slash >= 0 ? [inner.slice(slash + 1)] : inner.split(",");
+    if (slash < 0 && parts.length !== 4) return 1;
+    const last = parts[parts.length - 1].trim();
+    const value = parseFloat(last);
+    if (!Number.isFinite(value)) return 1;
+    return last.endsWith("%") ? value / 100 : value;
+  }
+
+  // Whether the element's transform (or `scale`) leaves its box no area on screen: the
+  // 2D part of the computed matrix has (nearly) zero determinant.
+  function flattened(style) {
+    const transform = style.transform;
+    if (transform && transform !== "none") {
+      const v = transform.slice(transform.indexOf("(") + 1, transform.lastIndexOf(")")).split(",").map(Number);
+      const [a, b, c, d] = v.length === 16 ? [v[0], v[1], v[4], v[5]] : v;
+      if (Math.abs(a * d - b * c) < 1e-4) return true;
+    }
+    const scale = style.scale;
+    if (scale && scale !== "none") {
+      const [x, y = x] = scale.trim().split(/\s+/).map(Number);
+      if (Math.abs(x * y) < 1e-4) return true;
+    }
+    return false;
+  }
+
+  // Whether a box rule hides the element with all it contains (see the module comment).
+  function unseenBox(element, name, style) {
+    const display = style.display;
+    if (display === "contents") return false; // no box of its own: none of these apply
+    if (parseFloat(style.opacity) < FAINT) return true;
+    if (UNBOXED.has(display)) return false; // transforms, containment, overflow skip these boxes
+    if (flattened(style)) return true;
+    if (style.contentVisibility === "hidden" && element.getAttribute("hidden")?.toLowerCase() !== "until-found") return true;
+    if (VOID.has(name) || REPLACED.has(name) || element.namespaceURI !== XHTML) return false;
+    const clipsX = style.overflowX !== "visible";
+    const clipsY = style.overflowY !== "visible";
+    return (clipsY && element.clientHeight === 0) || (clipsX && element.clientWidth === 0);
+  }
+
+  // Whether the element's own text is painted (see the module comment).
+  function inked(style) {
+    if (style.visibility !== "visible" || parseFloat(style.fontSize) < 1) return false;
+    if (alpha(style.getPropertyValue("-webkit-text-fill-color") || style.color) >= FAINT) return true;
+    if (parseFloat(style.getPropertyValue("-webkit-text-stroke-width")) > 0) return true;
+    const clip = style.getPropertyValue("background-clip") + style.getPropertyValue("-webkit-background-clip");
+    return clip.includes("text") && (style.backgroundImage !== "none" || alpha(style.backgroundColor) >= FAINT);
+  }
+
   // The element's computed style when it renders, else null: the `hidden` attribute (but
-  // not hidden="until-found", which find-in-page reveals), aria-hidden="true", display:none.
-  // Children of a closed <details> keep their own display (only the details' content slot
-  // is hidden), so they pass and their text is kept.
+  // not hidden="until-found", which find-in-page reveals), aria-hidden="true", display:none,
+  // the box rules. Children of a closed <details> keep their own display (only the details'
+  // content slot is hidden), so they pass and their text is kept.
   function renderedStyle(element, name) {
     const hidden = element.getAttribute("hidden");
     if (hidden !== null && hidden.toLowerCase() !== "until-found") return null;
     if (element.getAttribute("aria-hidden")?.trim().toLowerCase() === "true") return null;
     if (name === "link" && element.relList.contains("stylesheet")) return null;
     const style = element.ownerDocument.defaultView?.getComputedStyle(element);
-    if (!style) return { visibility: "visible" };
-    return style.display === "none" ? null : style;
+    if (!style) return { visibility: "visible", inked: true };
+    if (style.display === "none" || unseenBox(element, name, style)) return null;
+    return { visibility: style.visibility, inked: inked(style) };
+  }
+
+  // Whether the ancestors the walk does not visit (above a selection's container) let it
+  // show; checkVisibility() where the browser has it, from the nearest element with a box.
+  function ancestorsShow(element) {
+    let box = element;
+    while (box && box.ownerDocument.defaultView?.getComputedStyle(box).display === "contents") box = box.parentElement;
+    if (!box || typeof box.checkVisibility !== "function") return true;
+    return box.checkVisibility({ opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: false });
   }
 
   function shadowRootOf(element) {
@@ -228,9 +317,10 @@ export function serializePage(options = {}) {
     if (name === "source" && element.parentElement?.localName === "picture") return; // in img's src
     const style = renderedStyle(element, name);
     if (!style) return;
-    // visibility:hidden is inherited but a child may set visible again: keep the element,
-    // drop its own text, and let each child decide
+    // visibility:hidden (font-size, colour) is inherited but a child may set it back: keep
+    // the element, drop its own text, and let each child decide
     const visible = style.visibility === "visible";
+    const inked = style.inked;
     const inner = range && !contains(range, element) ? range : null;
     if (name === "iframe" || name === "frame") {
       const body = frameBody(element);
@@ -238,7 +328,7 @@ export function serializePage(options = {}) {
       const source = element.src ? ` data-laika-frame="${escapeAttribute(element.src)}"` : " data-laika-frame";
       write(parts, `<div${source}>`);
       stack.push("</div>");
-      pushChildren(stack, body.childNodes, visible, null);
+      pushChildren(stack, body.childNodes, inked, null);
       return;
     }
     if (!visible && VOID.has(name)) return; // an invisible image shows nothing
@@ -248,15 +338,15 @@ export function serializePage(options = {}) {
     stack.push(`</${name}>`);
     const shadow = shadowRootOf(element);
     if (shadow) {
-      pushChildren(stack, shadow.childNodes, visible, null);
+      pushChildren(stack, shadow.childNodes, inked, null);
       return;
     }
     if (name === "slot") {
       const assigned = element.assignedNodes();
-      pushChildren(stack, assigned.length ? assigned : element.childNodes, visible, null);
+      pushChildren(stack, assigned.length ? assigned : element.childNodes, inked, null);
       return;
     }
-    pushChildren(stack, element.childNodes, visible, inner);
+    pushChildren(stack, element.childNodes, inked, inner);
   }
 
   // Serialize `roots` (in order) and all they render; `range` limits it to a selection.
@@ -320,9 +410,11 @@ export function serializePage(options = {}) {
       const range = selection.getRangeAt(i);
       if (range.collapsed) continue;
       const common = range.commonAncestorContainer;
+      const container = common.nodeType === Node.ELEMENT_NODE ? common : common.parentElement;
+      if (container && !ancestorsShow(container)) continue;
       if (common.nodeType === Node.TEXT_NODE) {
-        const style = common.parentElement && getComputedStyle(common.parentElement);
-        pieces.push(serialize([common], !style || style.visibility === "visible", range));
+        const style = container && renderedStyle(container, container.localName);
+        pieces.push(serialize([common], Boolean(!container || style?.inked), range));
       } else if (common === document.body || common === document.documentElement || common === document) {
         pieces.push(serialize(Array.from(document.body?.childNodes ?? []), true, range));
       } else {
