@@ -297,6 +297,116 @@ def test_hostile_shapes_serialize_in_one_linear_pass(
     assert page["ms"] < 2000, page["ms"]  # one pass (here: ~60 ms)
 
 
+# --- the head counts too: a page cannot make its own capture too big to save --------------
+
+BIG_HEAD = """(() => {
+  const add = (name, props) => document.head.appendChild(Object.assign(document.createElement(name), props));
+  add("script", { type: "application/ld+json",
+    text: JSON.stringify({ "@type": "Article", headline: "Kept headline of the harbour survey" }) });
+  for (let i = 0; i < 110; i++)
+    add("script", { type: "application/ld+json", text: JSON.stringify({ a: "x".repeat(490000) }) });
+  for (let i = 0; i < 3000; i++) {
+    const meta = add("meta", {});
+    meta.setAttribute("name", "filler" + i);
+    meta.setAttribute("content", "y".repeat(8000));
+  }
+})()"""
+"""A head of 54 M characters of JSON-LD and 24 M of meta tags (as a hostile or careless page
+has it), added by script so the test does not move 78 MB over loopback."""
+
+
+def test_an_oversized_head_is_cut_and_the_page_saves(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    session = browser.open(f"{site.base}/private")  # any page with an article: the 403 one
+    browser.evaluate(session, BIG_HEAD)
+    page = browser.run_isolated(session, serialize_page, {})
+    assert page["truncated"] is True
+    assert len(page["html"]) <= 8_000_000 + 200
+    assert "Kept headline of the harbour survey" in page["html"]  # small blocks stay
+    assert page["html"].count("application/ld+json") == 1  # 490k-char blocks go
+    assert "Sign in first" in page["html"]
+    stored = save_and_get(host, page, "Heads")
+    assert "Sign in first" in stored["markdown"]
+
+
+@st.composite
+def heads_and_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    """JSON-LD blocks, meta tags and paragraphs of random sizes, and a budget to fit them in."""
+    return {
+        "blocks": draw(
+            st.lists(st.sampled_from([40, 400, 4_000, 40_000, 120_000, 300_000]), max_size=5)
+        ),
+        "metas": draw(st.lists(st.integers(1, 8_000), max_size=30)),
+        "paragraphs": draw(st.integers(1, 30)),
+        "maxChars": draw(
+            st.one_of(
+                st.integers(1_000, 100_000), st.integers(100_000, 8_000_000), st.just(8_000_000)
+            )
+        ),
+    }
+
+
+PLANT = """((spec) => {
+  document.head.querySelectorAll("[data-planted]").forEach((node) => node.remove());
+  spec.blocks.forEach((size, i) => {
+    const script = document.head.appendChild(document.createElement("script"));
+    script.type = "application/ld+json";
+    script.dataset.planted = "";
+    script.text = JSON.stringify({ block: `block${i}end`, pad: "b".repeat(size) });
+  });
+  spec.metas.forEach((size, i) => {
+    const meta = document.head.appendChild(document.createElement("meta"));
+    meta.dataset.planted = "";
+    meta.setAttribute("name", `meta${i}end`);
+    meta.setAttribute("content", "m".repeat(size));
+  });
+  document.body.innerHTML = Array.from({ length: spec.paragraphs },
+    (_, i) => `<p>para${i}end ${"p ".repeat(200)}</p>`).join("");
+})"""
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(spec=heads_and_bodies())
+def test_everything_counts_against_the_budget_and_a_cut_says_so(
+    browser: Browser, site: Site, serialize_page: str, spec: dict[str, Any]
+) -> None:
+    session = _blank_session(browser, site)
+    browser.evaluate(session, f"{PLANT}({json.dumps(spec)})")
+    page = browser.run_isolated(session, serialize_page, {"maxChars": spec["maxChars"]})
+    html = page["html"]
+    assert len(html) <= spec["maxChars"] + 200  # + the document's frame and closing tags
+    markers = [
+        *(f"block{i}end" for i in range(len(spec["blocks"]))),
+        *(f"meta{i}end" for i in range(len(spec["metas"]))),
+        *(f"para{i}end" for i in range(spec["paragraphs"])),
+    ]
+    missing = [marker for marker in markers if marker not in html]
+    if missing:
+        assert page["truncated"] is True, missing  # nothing is left out silently
+    if _fits_with_room(spec):
+        assert page["truncated"] is False  # the caps cut only what is over them
+        assert not missing
+
+
+def _fits_with_room(spec: dict[str, Any]) -> bool:
+    """Whether the planted page fits every cap of capture.js, with room (sizes over-estimated)."""
+    budget = spec["maxChars"]
+    json_ld = sum(size + 100 for size in spec["blocks"])
+    metas = sum(size + 60 for size in spec["metas"])
+    body = spec["paragraphs"] * 450
+    return (
+        all(size + 40 <= 262_144 for size in spec["blocks"])
+        and json_ld <= min(1_048_576, budget // 4)
+        and metas <= min(262_144, budget // 8)
+        and json_ld + metas + body + 500 <= budget
+    )
+
+
 # --- property: the serialized text is exactly the text the page renders ----------------------
 
 HIDERS = {

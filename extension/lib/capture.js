@@ -35,14 +35,15 @@
  * Serialize the page the user sees. Runs in the page.
  *
  * options: {mode?: "auto"|"article"|"selection"|"full", maxNodes?: number, maxChars?: number}
- *   maxNodes (default 100,000): DOM nodes (elements and text) visited; the host keeps at most
- *     10,000 elements after its own pruning, so this is generous for real pages.
- *   maxChars (default 8,000,000): characters of HTML written (the closing tags of the elements
- *     still open are added after it); far below the host's 48 MiB page bound and the
- *     browsers' 64 MiB message bound.
+ *   maxNodes (default 100,000): DOM nodes (elements and text, head elements too) visited; the
+ *     host keeps at most 10,000 elements after its own pruning, so this is generous.
+ *   maxChars (default 8,000,000): characters of HTML written, head included (the closing tags
+ *     of the elements still open are added after it); far below the host's 48 MiB page bound
+ *     and the browsers' 64 MiB message bound. JSON-LD: at most 262,144 characters a block and
+ *     min(1 MiB, maxChars / 4) in all; <meta>/<link> tags: min(256 KiB, maxChars / 8).
  * Returns {url, title, html, selection_html, canonical_url, lang, mode, truncated}:
  * selection_html is the selection (all ranges) in mode "selection", else null; truncated says a
- * budget cut the page (or the selection) short.
+ * budget or cap left part of the page (or the selection) out.
  */
 export function serializePage(options = {}) {
   const MODES = ["auto", "article", "selection", "full"];
@@ -52,7 +53,12 @@ export function serializePage(options = {}) {
   const maxChars = limit(options?.maxChars, 8_000_000);
   const MAX_ATTRIBUTE_CHARS = 8_192; // longer values (inline data: images) are dropped
   const MAX_ATTRIBUTES = 256; // per element, as the host keeps
-  const MAX_JSON_LD_CHARS = 500_000; // the host skips larger JSON-LD blocks anyway
+  // The head is the page's own too: its metadata counts against maxChars and has caps of its
+  // own (at most a quarter of the budget), so a page cannot make its capture too big to save.
+  const MAX_TITLE_CHARS = 2_000; // as the host keeps
+  const MAX_JSON_LD_CHARS = 262_144; // per block (the host skips blocks over 500,000 anyway)
+  const MAX_JSON_LD_TOTAL = Math.min(1_048_576, Math.floor(maxChars / 4)); // all blocks, head and body
+  const MAX_HEAD_TAGS_CHARS = Math.min(262_144, Math.floor(maxChars / 8)); // <meta> and <link> tags
   const DROPPED = new Set(["script", "style", "template", "noscript", "head", "title", "base"]);
   const VOID = new Set([
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
@@ -67,7 +73,8 @@ export function serializePage(options = {}) {
   const XHTML = "http://www.w3.org/1999/xhtml";
   const FAINT = 0.05; // opacity or colour alpha below this: nothing a reader can make out
   const ATTRIBUTE_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*$/;
-  const budget = { nodes: 0, chars: 0, truncated: false };
+  // full: the walk stops (nodes or characters ran out); truncated: something was left out.
+  const budget = { nodes: 0, chars: 0, jsonLd: 0, headTags: 0, full: false, truncated: false };
 
   const escapeText = (text) => text.replace(/[&<>\u00a0]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;" })[c]);
   const escapeAttribute = (text) => text.replace(/[&"\u00a0]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "\u00a0": "&nbsp;" })[c]);
@@ -280,6 +287,13 @@ export function serializePage(options = {}) {
     budget.chars += text.length;
   }
 
+  // Whether `length` more characters fit in maxChars; if not, the page is marked cut.
+  function fits(length) {
+    if (budget.chars + length <= maxChars) return true;
+    budget.truncated = true;
+    return false;
+  }
+
   function pushChildren(stack, nodes, visible, range) {
     for (let i = nodes.length - 1; i >= 0; i--) stack.push({ node: nodes[i], visible, range });
   }
@@ -295,15 +309,25 @@ export function serializePage(options = {}) {
     const room = maxChars - budget.chars;
     if (text.length > room) {
       text = text.slice(0, Math.max(0, room));
-      budget.truncated = true;
+      budget.truncated = budget.full = true;
     }
     if (text) write(parts, escapeText(text));
   }
 
+  // One JSON-LD block, within its caps; a block left out marks the page cut.
   function emitJsonLd(parts, script) {
     const json = script.textContent ?? "";
-    if (json.length > MAX_JSON_LD_CHARS) return;
-    write(parts, `<script type="application/ld+json">${json.replace(/<\//g, "<\\/")}</script>`);
+    if (json.length > MAX_JSON_LD_CHARS) {
+      budget.truncated = true;
+      return;
+    }
+    const tag = `<script type="application/ld+json">${json.replace(/<\//g, "<\\/")}</script>`;
+    if (budget.jsonLd + tag.length > MAX_JSON_LD_TOTAL || !fits(tag.length)) {
+      budget.truncated = true;
+      return;
+    }
+    budget.jsonLd += tag.length;
+    write(parts, tag);
   }
 
   // Open one element: write its start tag and schedule its end tag and flat-tree children.
@@ -326,13 +350,23 @@ export function serializePage(options = {}) {
       const body = frameBody(element);
       if (!body) return; // cross-origin (or not loaded): the host cannot see it either
       const source = element.src ? ` data-laika-frame="${escapeAttribute(element.src)}"` : " data-laika-frame";
-      write(parts, `<div${source}>`);
+      const open = `<div${source}>`;
+      if (!fits(open.length)) {
+        budget.full = true;
+        return;
+      }
+      write(parts, open);
       stack.push("</div>");
       pushChildren(stack, body.childNodes, inked, null);
       return;
     }
     if (!visible && VOID.has(name)) return; // an invisible image shows nothing
-    write(parts, `<${name}${attributes(element, name)}>`);
+    const open = `<${name}${attributes(element, name)}>`;
+    if (!fits(open.length + 1)) {
+      budget.full = true;
+      return;
+    }
+    write(parts, open);
     if (VOID.has(name)) return;
     if (name === "pre" || name === "textarea" || name === "listing") write(parts, "\n"); // the parser eats one
     stack.push(`</${name}>`);
@@ -360,9 +394,9 @@ export function serializePage(options = {}) {
         write(parts, item);
         continue;
       }
-      if (budget.truncated) continue;
+      if (budget.full) continue;
       if (budget.nodes >= maxNodes || budget.chars >= maxChars) {
-        budget.truncated = true;
+        budget.truncated = budget.full = true;
         continue;
       }
       const { node } = item;
@@ -374,22 +408,36 @@ export function serializePage(options = {}) {
     return parts.join("");
   }
 
-  // The head keeps what the host reads for metadata: title, meta tags, non-style links.
+  // The head keeps what the host reads for metadata: title, meta tags, non-style links,
+  // JSON-LD; each counted (elements against maxNodes, characters against maxChars and caps).
   function headHtml() {
-    const parts = ["<head>"];
-    parts.push(`<title>${escapeText(document.title)}</title>`);
+    const parts = [];
+    write(parts, `<head><title>${escapeText(document.title.slice(0, MAX_TITLE_CHARS))}</title>`);
     for (const element of document.head?.children ?? []) {
+      if (budget.nodes >= maxNodes) {
+        budget.truncated = true;
+        break;
+      }
+      budget.nodes++;
       const name = element.localName;
-      if (name === "meta" && element.hasAttribute("content")) {
-        write(parts, `<meta${attributes(element, name)}>`);
-      } else if (name === "link" && !element.relList.contains("stylesheet")) {
-        write(parts, `<link${attributes(element, name)}>`);
-      } else if (name === "script" && element.type?.trim().toLowerCase() === "application/ld+json") {
+      if (name === "script" && element.type?.trim().toLowerCase() === "application/ld+json") {
         emitJsonLd(parts, element);
+      } else if ((name === "meta" && element.hasAttribute("content")) ||
+        (name === "link" && !element.relList.contains("stylesheet"))) {
+        emitHeadTag(parts, `<${name}${attributes(element, name)}>`);
       }
     }
-    parts.push("</head>");
+    write(parts, "</head>");
     return parts.join("");
+  }
+
+  function emitHeadTag(parts, tag) {
+    if (budget.headTags + tag.length > MAX_HEAD_TAGS_CHARS || !fits(tag.length)) {
+      budget.truncated = true;
+      return;
+    }
+    budget.headTags += tag.length;
+    write(parts, tag);
   }
 
   function pageHtml() {
@@ -397,9 +445,10 @@ export function serializePage(options = {}) {
     const lang = root.getAttribute("lang");
     const dir = root.getAttribute("dir");
     const open = `<html${lang ? ` lang="${escapeAttribute(lang)}"` : ""}${dir ? ` dir="${escapeAttribute(dir)}"` : ""}>`;
+    const head = headHtml(); // first: its caps keep it to a quarter of the budget
     const body = document.body;
     const content = body ? serialize(Array.from(body.childNodes), true, null) : "";
-    return `<!DOCTYPE html>${open}${headHtml()}<body>${content}</body></html>`;
+    return `<!DOCTYPE html>${open}${head}<body>${content}</body></html>`;
   }
 
   function selectionHtml() {
