@@ -407,6 +407,74 @@ def _fits_with_room(spec: dict[str, Any]) -> bool:
     )
 
 
+# --- JSON-LD is data: nothing in it may change how the rest of the page parses ----------------
+
+PLANT_JSON_LD = """((texts) => {
+  document.body.replaceChildren();
+  texts.forEach((value, i) => {
+    const script = document.body.appendChild(document.createElement("script"));
+    script.type = "application/ld+json";
+    script.text = JSON.stringify({ "@type": "Article", headline: value });
+    document.body.appendChild(document.createElement("p")).textContent = `after${i}end`;
+  });
+})"""
+
+READ_BACK = """((html) => {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const scripts = [...doc.body.querySelectorAll('script[type="application/ld+json"]')];
+  return { headlines: scripts.map((s) => JSON.parse(s.textContent).headline),
+           paragraphs: [...doc.body.querySelectorAll("p")].map((p) => p.textContent) };
+})"""
+"""The browser's own HTML parser (the HTML5 algorithm, script double-escape state included)
+reads the serialized page back."""
+
+_SCRIPT_BITS = ["<!--", "-->", "<script>", "</script>", "</SCRIPT ", "<", ">", "/", "-", "!"]
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    texts=st.lists(
+        st.lists(st.one_of(st.sampled_from(_SCRIPT_BITS), st.text(max_size=4))).map("".join),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_json_ld_is_inert_and_round_trips(
+    browser: Browser, site: Site, serialize_page: str, texts: list[str]
+) -> None:
+    session = _blank_session(browser, site)
+    browser.evaluate(session, f"{PLANT_JSON_LD}({json.dumps(texts)})")
+    page = browser.run_isolated(session, serialize_page, {})
+    assert "<" not in "".join(
+        block.split("</script>", 1)[0] for block in page["html"].split('ld+json">')[1:]
+    )
+    back = browser.evaluate(session, f"{READ_BACK}({json.dumps(page['html'])})")
+    assert back == {
+        "headlines": texts,
+        "paragraphs": [f"after{i}end" for i in range(len(texts))],
+    }
+
+
+def test_a_json_ld_comment_opener_does_not_hide_the_page_from_the_host(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    session = browser.open(f"{site.base}/frame")
+    browser.evaluate(
+        session,
+        "(() => { const s = document.createElement('script'); s.type = 'application/ld+json';"
+        ' s.text = \'{"x": "<!--<script>"}\'; const first = document.body.firstElementChild;'
+        " first.after(s); })()",
+    )
+    page = browser.run_isolated(session, serialize_page, {})
+    assert '{"x": "\\u003c!--\\u003cscript>"}' in page["html"]
+    stored = save_and_get(host, page, "Frames")
+    assert "Each trail gets its time" in stored["markdown"]  # the paragraph after the block
+
+
 # --- property: the serialized text is exactly the text the page renders ----------------------
 
 HIDERS = {

@@ -321,7 +321,9 @@ export function serializePage(options = {}) {
       budget.truncated = true;
       return;
     }
-    const tag = `<script type="application/ld+json">${json.replace(/<\//g, "<\\/")}</script>`;
+    // every "<" as \u003c: the same JSON, and no "</script" or "<!--" for an HTML parser to
+    // act on (a "<!--<script>" would hide all the page after it from the host)
+    const tag = `<script type="application/ld+json">${json.replace(/</g, "\\u003c")}</script>`;
     if (budget.jsonLd + tag.length > MAX_JSON_LD_TOTAL || !fits(tag.length)) {
       budget.truncated = true;
       return;
