@@ -853,3 +853,50 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     for name, phrase in DROPPED.items():
         assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
     assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(reply["media"])
+
+
+def test_firefox_serializer_keeps_what_the_user_sees(
+    tmp_path: Path, site: Site, serialize_page: str
+) -> None:
+    """The same fixture page serialized by Firefox's layout and style engine (its computed
+    styles and checkVisibility), run in the page as a content script through Marionette."""
+    from test_browser_e2e import FIREFOX
+
+    from marionette import Marionette, active_port
+
+    firefox = _need(FIREFOX, "firefox-esr")
+    profile = tmp_path / "ff-profile"
+    profile.mkdir()
+    (profile / "user.js").write_text(
+        'user_pref("marionette.port", 0);\n'
+        'user_pref("browser.shell.checkDefaultBrowser", false);\n'
+        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n'
+    )
+    env = {**os.environ, "HOME": str(tmp_path), "MOZ_HEADLESS": "1"}
+    command = [firefox, "--headless", "--no-remote", "--marionette", "--profile", str(profile)]
+    browser = subprocess.Popen(
+        [*command, "about:blank"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        marionette = Marionette(active_port(profile))
+        marionette.call("WebDriver:NewSession", capabilities={})
+        marionette.call("WebDriver:Navigate", url=f"{site.base}/notes/observatory")
+        page = marionette.call(
+            "WebDriver:ExecuteScript",
+            script=f"return ({serialize_page})(arguments[0]);",
+            args=[{}],
+        )["value"]
+        marionette.close()
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+            browser.wait()
+    html = page["html"]
+    assert page["truncated"] is False
+    for name, phrase in KEPT.items():
+        assert phrase in html, f"{name}: {phrase!r} is on screen but not serialized"
+    for name, phrase in DROPPED.items():
+        assert phrase not in html, f"{name}: {phrase!r} is not on screen but was serialized"
