@@ -631,6 +631,30 @@ def test_selection_mode_sends_only_the_visible_selection(
     assert KEPT["details"] not in stored["markdown"]
 
 
+@pytest.mark.parametrize(
+    ("wrapper", "shown"),
+    [
+        ("", True),
+        (' style="opacity: 0"', False),
+        (' style="transform: scale(0)"', False),
+        (' style="height: 0; overflow: hidden"', False),
+        (' style="display: contents; opacity: 0"', True),  # no box: opacity does not apply
+    ],
+)
+def test_a_selection_inside_an_unseen_ancestor_is_not_sent(
+    browser: Browser, site: Site, serialize_page: str, wrapper: str, shown: bool
+) -> None:
+    """The walk starts at the selection's container; its ancestors get the walk's rules."""
+    session = _blank_session(browser, site)
+    html = f"<div{wrapper}><p><em>quasar notes</em> and <em>pulsar notes</em></p></div>"
+    browser.evaluate(session, f"document.body.innerHTML = {json.dumps(html)}")
+    _select(browser, session, "em:first-child", "em:last-child")
+    page = browser.run_isolated(session, serialize_page, {"mode": "selection"})
+    selection = page["selection_html"] or ""
+    assert ("quasar notes" in selection) is shown
+    assert ("pulsar notes" in selection) is shown
+
+
 def test_selection_links_are_absolute_http_and_deduplicated(browser: Browser, site: Site) -> None:
     session = browser.open(f"{site.base}/long")
     _select(browser, session, "article p:nth-of-type(1)", "article p:nth-of-type(3)")

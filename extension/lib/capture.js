@@ -27,9 +27,10 @@
 // and closed <details>, which the reader can open; text the same colour as its background
 // (judging that needs the painted pixels). Each element's computed style is read once; the
 // walk writes nothing to the page, so layout is computed at most once.
-// element.checkVisibility() is not the per-element test: it is false for display:contents
-// wrappers and for the contents of closed <details> and hidden="until-found" (all kept). It
-// checks the ancestors of a selection's container, which the walk never visits.
+// Not element.checkVisibility(): it is false for display:contents wrappers, for the visible
+// children of an opacity:0 display:contents wrapper and for the contents of closed <details>
+// and hidden="until-found" (all kept here), and it is blind to transforms and clipping. The
+// ancestors of a selection's container, which the walk does not visit, get the same rules.
 
 /**
  * Serialize the page the user sees. Runs in the page.
@@ -247,13 +248,16 @@ export function serializePage(options = {}) {
     return { visibility: style.visibility, inked: inked(style) };
   }
 
-  // Whether the ancestors the walk does not visit (above a selection's container) let it
-  // show; checkVisibility() where the browser has it, from the nearest element with a box.
+  // Whether the ancestors the walk does not visit (above a selection's container, up to the
+  // body) let it show, by the same rules as the walk, along the flat tree.
   function ancestorsShow(element) {
-    let box = element;
-    while (box && box.ownerDocument.defaultView?.getComputedStyle(box).display === "contents") box = box.parentElement;
-    if (!box || typeof box.checkVisibility !== "function") return true;
-    return box.checkVisibility({ opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: false });
+    const doc = element.ownerDocument;
+    let node = element;
+    for (;;) {
+      node = node.assignedSlot ?? node.parentElement ?? node.parentNode?.host ?? null;
+      if (!node || node === doc.body || node === doc.documentElement) return true;
+      if (!renderedStyle(node, node.localName)) return false;
+    }
   }
 
   function shadowRootOf(element) {
