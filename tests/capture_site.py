@@ -1,7 +1,9 @@
 """Loopback fixture pages for the capture tests: each block of the observatory page shows one
 thing the serializer must keep (shadow DOM, a same-origin frame, a lazy image, closed details)
 or drop (hidden blocks, a cross-origin frame, scripts); a long article; a page served only
-with a session cookie. Every marker phrase is unique, so a test can look for it anywhere."""
+with a session cookie. The hidden blocks include the shapes pages use to smuggle text past
+the reader (transparent, zero-size, scaled away); screen-reader-only text stays. Every marker
+phrase is unique, so a test can look for it anywhere."""
 
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ KEPT = {
     "frame": "Framed meteor logs record the brightest trails of the season",
     "details": "Folded eclipse timings wait inside a closed disclosure widget",
     "visible_child": "A visible child of an invisible parent still shows its aurora",
+    "screen_reader": "Screen reader text names the telescope mount for assistive tools",
+    "resized_child": "A resized child of a zero font block reads its meteor count",
+    "gradient": "Gradient painted heading about the zodiacal light",
+    "until_found": "Findable appendix about variable star charts",
 }
 """Phrases the user can see (or reveal): the stored Markdown must hold each one."""
 
@@ -34,6 +40,13 @@ DROPPED = {
     "noscript": "Suppressed noscript block about dark matter",
     "template": "Suppressed template block about cosmic strings",
     "unslotted": "Suppressed unslotted light child about pulsars",
+    "opacity": "Suppressed transparent layer about red giants",
+    "faint": "Suppressed faint layer about white dwarfs",
+    "content_visibility": "Suppressed skipped content about neutron stars",
+    "font_size": "Suppressed zero font text about brown dwarfs",
+    "transparent": "Suppressed colourless text about dark nebulae",
+    "scaled": "Suppressed scaled away block about globular clusters",
+    "zero_box": "Suppressed zero box content about magnetars",
 }
 """Phrases that are in the page but not on screen: the stored Markdown must hold none."""
 
@@ -71,6 +84,19 @@ OBSERVATORY = f"""<!doctype html><html lang="en-GB"><head><title>Observatory not
  srcset="/img/observatory-400.jpg 400w, {SRCSET_LARGE} 1600w, /img/observatory-800.jpg 800w">
 <figcaption>The dome at dusk</figcaption></figure>
 <details><summary>Eclipse timings</summary><p>{KEPT["details"]}, with every contact time.</p></details>
+<p style="opacity:0">{DROPPED["opacity"]}, never shown.</p>
+<div style="opacity:0.01"><p style="opacity:1">{DROPPED["faint"]}, never shown.</p></div>
+<p style="content-visibility:hidden">{DROPPED["content_visibility"]}, never shown.</p>
+<div style="font-size:0">{DROPPED["font_size"]}, never shown.
+<p style="font-size:16px">{KEPT["resized_child"]}, one per hour.</p></div>
+<p style="color:transparent">{DROPPED["transparent"]}, never shown.</p>
+<div style="transform:scale(0)"><p>{DROPPED["scaled"]}, never shown.</p></div>
+<div style="height:0;overflow:hidden"><p>{DROPPED["zero_box"]}, never shown.</p></div>
+<h2 style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">
+{KEPT["screen_reader"]}</h2>
+<h2 style="background:linear-gradient(#fa0,#a0f);background-clip:text;-webkit-background-clip:text;
+color:transparent">{KEPT["gradient"]}</h2>
+<p hidden="until-found">{KEPT["until_found"]}, revealed by find in page.</p>
 {_PARAGRAPH.format(extra="The last entries close the season with a note on the spring equinox.")}
 <p><button onclick="alert(1)">Subscribe</button></p>
 </article>

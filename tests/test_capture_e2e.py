@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -296,6 +297,184 @@ def test_hostile_shapes_serialize_in_one_linear_pass(
     assert page["ms"] < 2000, page["ms"]  # one pass (here: ~60 ms)
 
 
+# --- the head counts too: a page cannot make its own capture too big to save --------------
+
+BIG_HEAD = """(() => {
+  const add = (name, props) => document.head.appendChild(Object.assign(document.createElement(name), props));
+  add("script", { type: "application/ld+json",
+    text: JSON.stringify({ "@type": "Article", headline: "Kept headline of the harbour survey" }) });
+  for (let i = 0; i < 110; i++)
+    add("script", { type: "application/ld+json", text: JSON.stringify({ a: "x".repeat(490000) }) });
+  for (let i = 0; i < 3000; i++) {
+    const meta = add("meta", {});
+    meta.setAttribute("name", "filler" + i);
+    meta.setAttribute("content", "y".repeat(8000));
+  }
+})()"""
+"""A head of 54 M characters of JSON-LD and 24 M of meta tags (as a hostile or careless page
+has it), added by script so the test does not move 78 MB over loopback."""
+
+
+def test_an_oversized_head_is_cut_and_the_page_saves(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    session = browser.open(f"{site.base}/frame")
+    browser.evaluate(session, BIG_HEAD)
+    page = browser.run_isolated(session, serialize_page, {})
+    assert page["truncated"] is True
+    assert len(page["html"]) <= 8_000_000 + 200
+    assert "Kept headline of the harbour survey" in page["html"]  # small blocks stay
+    assert page["html"].count("application/ld+json") == 1  # 490k-char blocks go
+    assert KEPT["frame"] in page["html"]
+    stored = save_and_get(host, page, "Heads")
+    assert KEPT["frame"] in stored["markdown"]
+
+
+@st.composite
+def heads_and_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    """JSON-LD blocks, meta tags and paragraphs of random sizes, and a budget to fit them in."""
+    return {
+        "blocks": draw(
+            st.lists(st.sampled_from([40, 400, 4_000, 40_000, 120_000, 300_000]), max_size=5)
+        ),
+        "metas": draw(st.lists(st.integers(1, 8_000), max_size=30)),
+        "paragraphs": draw(st.integers(1, 30)),
+        "maxChars": draw(
+            st.one_of(
+                st.integers(1_000, 100_000), st.integers(100_000, 8_000_000), st.just(8_000_000)
+            )
+        ),
+    }
+
+
+PLANT = """((spec) => {
+  document.head.querySelectorAll("[data-planted]").forEach((node) => node.remove());
+  spec.blocks.forEach((size, i) => {
+    const script = document.head.appendChild(document.createElement("script"));
+    script.type = "application/ld+json";
+    script.dataset.planted = "";
+    script.text = JSON.stringify({ block: `block${i}end`, pad: "b".repeat(size) });
+  });
+  spec.metas.forEach((size, i) => {
+    const meta = document.head.appendChild(document.createElement("meta"));
+    meta.dataset.planted = "";
+    meta.setAttribute("name", `meta${i}end`);
+    meta.setAttribute("content", "m".repeat(size));
+  });
+  document.body.innerHTML = Array.from({ length: spec.paragraphs },
+    (_, i) => `<p>para${i}end ${"p ".repeat(200)}</p>`).join("");
+})"""
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(spec=heads_and_bodies())
+def test_everything_counts_against_the_budget_and_a_cut_says_so(
+    browser: Browser, site: Site, serialize_page: str, spec: dict[str, Any]
+) -> None:
+    session = _blank_session(browser, site)
+    browser.evaluate(session, f"{PLANT}({json.dumps(spec)})")
+    page = browser.run_isolated(session, serialize_page, {"maxChars": spec["maxChars"]})
+    html = page["html"]
+    assert len(html) <= spec["maxChars"] + 200  # + the document's frame and closing tags
+    markers = [
+        *(f"block{i}end" for i in range(len(spec["blocks"]))),
+        *(f"meta{i}end" for i in range(len(spec["metas"]))),
+        *(f"para{i}end" for i in range(spec["paragraphs"])),
+    ]
+    missing = [marker for marker in markers if marker not in html]
+    if missing:
+        assert page["truncated"] is True, missing  # nothing is left out silently
+    if _fits_with_room(spec):
+        assert page["truncated"] is False  # the caps cut only what is over them
+        assert not missing
+
+
+def _fits_with_room(spec: dict[str, Any]) -> bool:
+    """Whether the planted page fits every cap of capture.js, with room (sizes over-estimated)."""
+    budget = spec["maxChars"]
+    json_ld = sum(size + 100 for size in spec["blocks"])
+    metas = sum(size + 60 for size in spec["metas"])
+    body = spec["paragraphs"] * 450
+    return (
+        all(size + 40 <= 262_144 for size in spec["blocks"])
+        and json_ld <= min(1_048_576, budget // 4)
+        and metas <= min(262_144, budget // 8)
+        and json_ld + metas + body + 500 <= budget
+    )
+
+
+# --- JSON-LD is data: nothing in it may change how the rest of the page parses ----------------
+
+PLANT_JSON_LD = """((texts) => {
+  document.body.replaceChildren();
+  texts.forEach((value, i) => {
+    const script = document.body.appendChild(document.createElement("script"));
+    script.type = "application/ld+json";
+    script.text = JSON.stringify({ "@type": "Article", headline: value });
+    document.body.appendChild(document.createElement("p")).textContent = `after${i}end`;
+  });
+})"""
+
+READ_BACK = """((html) => {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const scripts = [...doc.body.querySelectorAll('script[type="application/ld+json"]')];
+  return { headlines: scripts.map((s) => JSON.parse(s.textContent).headline),
+           paragraphs: [...doc.body.querySelectorAll("p")].map((p) => p.textContent) };
+})"""
+"""The browser's own HTML parser (the HTML5 algorithm, script double-escape state included)
+reads the serialized page back."""
+
+_SCRIPT_BITS = ["<!--", "-->", "<script>", "</script>", "</SCRIPT ", "<", ">", "/", "-", "!"]
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    texts=st.lists(
+        st.lists(st.one_of(st.sampled_from(_SCRIPT_BITS), st.text(max_size=4))).map("".join),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_json_ld_is_inert_and_round_trips(
+    browser: Browser, site: Site, serialize_page: str, texts: list[str]
+) -> None:
+    session = _blank_session(browser, site)
+    browser.evaluate(session, f"{PLANT_JSON_LD}({json.dumps(texts)})")
+    page = browser.run_isolated(session, serialize_page, {})
+    assert "<" not in "".join(
+        block.split("</script>", 1)[0] for block in page["html"].split('ld+json">')[1:]
+    )
+    back = browser.evaluate(session, f"{READ_BACK}({json.dumps(page['html'])})")
+    assert back == {
+        "headlines": texts,
+        "paragraphs": [f"after{i}end" for i in range(len(texts))],
+    }
+
+
+def test_a_json_ld_comment_opener_does_not_hide_the_page_from_the_host(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    session = browser.open(f"{site.base}/frame")
+    browser.evaluate(
+        session,
+        "(() => { const s = document.createElement('script'); s.type = 'application/ld+json';"
+        ' s.text = \'{"x": "<!--<script>"}\'; const first = document.body.firstElementChild;'
+        " first.after(s); })()",
+    )
+    page = browser.run_isolated(session, serialize_page, {})
+    assert '{"x": "\\u003c!--\\u003cscript>"}' in page["html"]
+    stored = save_and_get(host, page, "Frames")
+    assert "Each trail gets its time" in stored["markdown"]  # the paragraph after the block
+
+
 # --- property: the serialized text is exactly the text the page renders ----------------------
 
 HIDERS = {
@@ -303,9 +482,62 @@ HIDERS = {
     "display-none": (' style="display: none"', "gone"),
     "hidden-attribute": (" hidden", "gone"),
     "aria-hidden": (' aria-hidden="true"', "gone"),
+    "opacity-zero": (' style="opacity: 0"', "gone"),
+    "opacity-faint": (' style="opacity: 0.01"', "gone"),
+    "content-visibility": (' style="content-visibility: hidden"', "gone-box"),
+    "transform-scale-zero": (' style="transform: scale(0)"', "gone-box"),
+    "scale-zero": (' style="scale: 0 1"', "gone-box"),
+    "rotated-edge-on": (' style="transform: rotateX(90deg)"', "gone-box"),
+    "zero-height-clip": (' style="height: 0; overflow: hidden"', "gone-box"),
+    "zero-width-clip": (' style="width: 0; overflow-x: clip"', "gone-box"),
     "visibility-hidden": (' style="visibility: hidden"', "hidden"),
     "visibility-visible": (' style="visibility: visible"', "visible"),
+    "font-size-zero": (' style="font-size: 0"', "unsized"),
+    "font-size-back": (' style="font-size: 16px"', "sized"),
+    "transparent-colour": (' style="color: transparent"', "unpainted"),
+    "colour-back": (' style="color: rgb(20, 20, 20)"', "painted"),
+    "screen-reader-only": (
+        ' style="position: absolute; width: 1px; height: 1px; overflow: hidden;'
+        ' clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap"',
+        None,
+    ),
+    "off-screen": (' style="position: absolute; left: -10000px"', None),
+    "until-found": (' hidden="until-found"', None),
 }
+"""Each way a page hides (or shows again) text, with its effect: "gone" drops the subtree,
+"gone-box" too except on inline elements (the browser ignores those properties there), the
+others set what children inherit for their own text. Screen-reader-only, off-screen and
+until-found text is kept on purpose."""
+
+INLINE = {"span", "em"}
+
+
+@dataclass
+class _Ink:
+    """What a node passes down: whether its own text would be painted."""
+
+    shown: bool = True
+    visible: bool = True
+    sized: bool = True
+    painted: bool = True
+
+    def after(self, effect: str | None, tag: str) -> _Ink:
+        if effect == "gone-box":
+            effect = None if tag in INLINE else "gone"
+        flags = {
+            "gone": {"shown": False},
+            "hidden": {"visible": False},
+            "visible": {"visible": True},
+            "unsized": {"sized": False},
+            "sized": {"sized": True},
+            "unpainted": {"painted": False},
+            "painted": {"painted": True},
+        }.get(effect or "", {})
+        return replace(self, **flags)
+
+    @property
+    def text_shows(self) -> bool:
+        return self.shown and self.visible and self.sized and self.painted
 
 
 @st.composite
@@ -317,29 +549,28 @@ def styled_trees(draw: st.DrawFn, depth: int = 3) -> tuple[str, list[str], list[
         counter[0] += 1
         return f"w{counter[0]}x"
 
-    def node(level: int, shown: bool, visible: bool) -> tuple[str, list[str], list[str]]:
+    def node(level: int, ink: _Ink) -> tuple[str, list[str], list[str]]:
         tag = draw(st.sampled_from(["div", "span", "section", "em"] if level else ["div"]))
         attribute, effect = HIDERS[draw(st.sampled_from(sorted(HIDERS)))]
-        shown = shown and effect != "gone"
-        visible = {"hidden": False, "visible": True}.get(effect or "", visible)
+        ink = ink.after(effect, tag)
         parts, every, seen = [], [], []
         for _ in range(draw(st.integers(0 if level < depth else 1, 3))):
             if level < depth and draw(st.booleans()):
-                html, all_words, on_screen = node(level + 1, shown, visible)
+                html, all_words, on_screen = node(level + 1, ink)
             else:
                 text = word()
                 html, all_words = f" {text} ", [text]
-                on_screen = [text] if shown and visible else []
+                on_screen = [text] if ink.text_shows else []
             parts.append(html)
             every += all_words
             seen += on_screen
         return f"<{tag}{attribute}>{''.join(parts)}</{tag}>", every, seen
 
-    return node(0, True, True)
+    return node(0, _Ink())
 
 
 @settings(
-    max_examples=40,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -398,6 +629,30 @@ def test_selection_mode_sends_only_the_visible_selection(
     stored = save_and_get(host, page, "Selections")
     assert "Observatory notes" in stored["markdown"]
     assert KEPT["details"] not in stored["markdown"]
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "shown"),
+    [
+        ("", True),
+        (' style="opacity: 0"', False),
+        (' style="transform: scale(0)"', False),
+        (' style="height: 0; overflow: hidden"', False),
+        (' style="display: contents; opacity: 0"', True),  # no box: opacity does not apply
+    ],
+)
+def test_a_selection_inside_an_unseen_ancestor_is_not_sent(
+    browser: Browser, site: Site, serialize_page: str, wrapper: str, shown: bool
+) -> None:
+    """The walk starts at the selection's container; its ancestors get the walk's rules."""
+    session = _blank_session(browser, site)
+    html = f"<div{wrapper}><p><em>quasar notes</em> and <em>pulsar notes</em></p></div>"
+    browser.evaluate(session, f"document.body.innerHTML = {json.dumps(html)}")
+    _select(browser, session, "em:first-child", "em:last-child")
+    page = browser.run_isolated(session, serialize_page, {"mode": "selection"})
+    selection = page["selection_html"] or ""
+    assert ("quasar notes" in selection) is shown
+    assert ("pulsar notes" in selection) is shown
 
 
 def test_selection_links_are_absolute_http_and_deduplicated(browser: Browser, site: Site) -> None:
@@ -622,3 +877,50 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     for name, phrase in DROPPED.items():
         assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
     assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(reply["media"])
+
+
+def test_firefox_serializer_keeps_what_the_user_sees(
+    tmp_path: Path, site: Site, serialize_page: str
+) -> None:
+    """The same fixture page serialized by Firefox's layout and style engine (its computed
+    styles and checkVisibility), run in the page as a content script through Marionette."""
+    from test_browser_e2e import FIREFOX
+
+    from marionette import Marionette, active_port
+
+    firefox = _need(FIREFOX, "firefox-esr")
+    profile = tmp_path / "ff-profile"
+    profile.mkdir()
+    (profile / "user.js").write_text(
+        'user_pref("marionette.port", 0);\n'
+        'user_pref("browser.shell.checkDefaultBrowser", false);\n'
+        'user_pref("datareporting.policy.dataSubmissionEnabled", false);\n'
+    )
+    env = {**os.environ, "HOME": str(tmp_path), "MOZ_HEADLESS": "1"}
+    command = [firefox, "--headless", "--no-remote", "--marionette", "--profile", str(profile)]
+    browser = subprocess.Popen(
+        [*command, "about:blank"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        marionette = Marionette(active_port(profile))
+        marionette.call("WebDriver:NewSession", capabilities={})
+        marionette.call("WebDriver:Navigate", url=f"{site.base}/notes/observatory")
+        page = marionette.call(
+            "WebDriver:ExecuteScript",
+            script=f"return ({serialize_page})(arguments[0]);",
+            args=[{}],
+        )["value"]
+        marionette.close()
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+            browser.wait()
+    html = page["html"]
+    assert page["truncated"] is False
+    for name, phrase in KEPT.items():
+        assert phrase in html, f"{name}: {phrase!r} is on screen but not serialized"
+    for name, phrase in DROPPED.items():
+        assert phrase not in html, f"{name}: {phrase!r} is not on screen but was serialized"

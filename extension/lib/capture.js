@@ -11,19 +11,40 @@
 // what is assigned to them), inlines same-origin frames, resolves lazy images and keeps the
 // text of closed <details>. It is one linear pass with an explicit stack (no recursion to
 // overflow), bounded by a node budget and a character budget.
+//
+// What counts as unseen (pages hide text from the reader to smuggle it to the model):
+// - a subtree, whatever its children say: display:none, the `hidden` attribute,
+//   aria-hidden="true", content-visibility:hidden, opacity under 0.05, a transform or
+//   `scale` that flattens the box to no area (scale(0), rotateX(90deg)), and a box of zero
+//   width or height that clips its overflow. (Opacity skips display:contents; the other
+//   box rules also skip inline and table-row boxes, where the browser ignores them.)
+// - an element's own text, which its children may show again: visibility other than
+//   visible, a font size under 1px, and a fill colour under 0.05 alpha (color or
+//   -webkit-text-fill-color: transparent) unless the text is painted another way
+//   (background-clip:text over a background, a text stroke).
+// Kept on purpose: screen-reader-only text (clip, clip-path, 1px boxes, off-screen
+// positioning) is real accessibility text the page means to be read; hidden="until-found"
+// and closed <details>, which the reader can open; text the same colour as its background
+// (judging that needs the painted pixels). Each element's computed style is read once; the
+// walk writes nothing to the page, so layout is computed at most once.
+// Not element.checkVisibility(): it is false for display:contents wrappers, for the visible
+// children of an opacity:0 display:contents wrapper and for the contents of closed <details>
+// and hidden="until-found" (all kept here), and it is blind to transforms and clipping. The
+// ancestors of a selection's container, which the walk does not visit, get the same rules.
 
 /**
  * Serialize the page the user sees. Runs in the page.
  *
  * options: {mode?: "auto"|"article"|"selection"|"full", maxNodes?: number, maxChars?: number}
- *   maxNodes (default 100,000): DOM nodes (elements and text) visited; the host keeps at most
- *     10,000 elements after its own pruning, so this is generous for real pages.
- *   maxChars (default 8,000,000): characters of HTML written (the closing tags of the elements
- *     still open are added after it); far below the host's 48 MiB page bound and the
- *     browsers' 64 MiB message bound.
+ *   maxNodes (default 100,000): DOM nodes (elements and text, head elements too) visited; the
+ *     host keeps at most 10,000 elements after its own pruning, so this is generous.
+ *   maxChars (default 8,000,000): characters of HTML written, head included (the closing tags
+ *     of the elements still open are added after it); far below the host's 48 MiB page bound
+ *     and the browsers' 64 MiB message bound. JSON-LD: at most 262,144 characters a block and
+ *     min(1 MiB, maxChars / 4) in all; <meta>/<link> tags: min(256 KiB, maxChars / 8).
  * Returns {url, title, html, selection_html, canonical_url, lang, mode, truncated}:
  * selection_html is the selection (all ranges) in mode "selection", else null; truncated says a
- * budget cut the page (or the selection) short.
+ * budget or cap left part of the page (or the selection) out.
  */
 export function serializePage(options = {}) {
   const MODES = ["auto", "article", "selection", "full"];
@@ -33,15 +54,28 @@ export function serializePage(options = {}) {
   const maxChars = limit(options?.maxChars, 8_000_000);
   const MAX_ATTRIBUTE_CHARS = 8_192; // longer values (inline data: images) are dropped
   const MAX_ATTRIBUTES = 256; // per element, as the host keeps
-  const MAX_JSON_LD_CHARS = 500_000; // the host skips larger JSON-LD blocks anyway
+  // The head is the page's own too: its metadata counts against maxChars and has caps of its
+  // own (at most a quarter of the budget), so a page cannot make its capture too big to save.
+  const MAX_TITLE_CHARS = 2_000; // as the host keeps
+  const MAX_JSON_LD_CHARS = 262_144; // per block (the host skips blocks over 500,000 anyway)
+  const MAX_JSON_LD_TOTAL = Math.min(1_048_576, Math.floor(maxChars / 4)); // all blocks, head and body
+  const MAX_HEAD_TAGS_CHARS = Math.min(262_144, Math.floor(maxChars / 8)); // <meta> and <link> tags
   const DROPPED = new Set(["script", "style", "template", "noscript", "head", "title", "base"]);
   const VOID = new Set([
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
   ]);
   const URL_ATTRIBUTES = new Set(["href", "src", "poster", "cite"]);
   const IMAGE_SOURCE_ATTRIBUTES = new Set(["src", "srcset", "data-src", "data-lazy-src", "data-srcset"]);
+  const REPLACED = new Set(["iframe", "frame", "video", "audio", "canvas", "object", "select", "textarea"]);
+  const UNBOXED = new Set([
+    "inline", "table-row", "table-row-group", "table-header-group", "table-footer-group",
+    "table-column", "table-column-group", "ruby-base", "ruby-text",
+  ]);
+  const XHTML = "http://www.w3.org/1999/xhtml";
+  const FAINT = 0.05; // opacity or colour alpha below this: nothing a reader can make out
   const ATTRIBUTE_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*$/;
-  const budget = { nodes: 0, chars: 0, truncated: false };
+  // full: the walk stops (nodes or characters ran out); truncated: something was left out.
+  const budget = { nodes: 0, chars: 0, jsonLd: 0, headTags: 0, full: false, truncated: false };
 
   const escapeText = (text) => text.replace(/[&<>\u00a0]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;" })[c]);
   const escapeAttribute = (text) => text.replace(/[&"\u00a0]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "\u00a0": "&nbsp;" })[c]);
@@ -146,18 +180,84 @@ export function serializePage(options = {}) {
     return out;
   }
 
+  // The alpha of a computed colour ("rgba(0, 0, 0, 0)", "color(srgb 1 0 0 / 0.5)", ...).
+  function alpha(color) {
+    if (color === "transparent") return 0;
+    const inner = color.slice(color.indexOf("(") + 1, color.lastIndexOf(")"));
+    const slash = inner.lastIndexOf("/");
+    const parts = slash >= 0 ? [inner.slice(slash + 1)] : inner.split(",");
+    if (slash < 0 && parts.length !== 4) return 1;
+    const last = parts[parts.length - 1].trim();
+    const value = parseFloat(last);
+    if (!Number.isFinite(value)) return 1;
+    return last.endsWith("%") ? value / 100 : value;
+  }
+
+  // Whether the element's transform (or `scale`) leaves its box no area on screen: the
+  // 2D part of the computed matrix has (nearly) zero determinant.
+  function flattened(style) {
+    const transform = style.transform;
+    if (transform && transform !== "none") {
+      const v = transform.slice(transform.indexOf("(") + 1, transform.lastIndexOf(")")).split(",").map(Number);
+      const [a, b, c, d] = v.length === 16 ? [v[0], v[1], v[4], v[5]] : v;
+      if (Math.abs(a * d - b * c) < 1e-4) return true;
+    }
+    const scale = style.scale;
+    if (scale && scale !== "none") {
+      const [x, y = x] = scale.trim().split(/\s+/).map(Number);
+      if (Math.abs(x * y) < 1e-4) return true;
+    }
+    return false;
+  }
+
+  // Whether a box rule hides the element with all it contains (see the module comment).
+  function unseenBox(element, name, style) {
+    const display = style.display;
+    if (display === "contents") return false; // no box of its own: none of these apply
+    if (parseFloat(style.opacity) < FAINT) return true;
+    if (UNBOXED.has(display)) return false; // transforms, containment, overflow skip these boxes
+    if (flattened(style)) return true;
+    if (style.contentVisibility === "hidden" && element.getAttribute("hidden")?.toLowerCase() !== "until-found") return true;
+    if (VOID.has(name) || REPLACED.has(name) || element.namespaceURI !== XHTML) return false;
+    const clipsX = style.overflowX !== "visible";
+    const clipsY = style.overflowY !== "visible";
+    return (clipsY && element.clientHeight === 0) || (clipsX && element.clientWidth === 0);
+  }
+
+  // Whether the element's own text is painted (see the module comment).
+  function inked(style) {
+    if (style.visibility !== "visible" || parseFloat(style.fontSize) < 1) return false;
+    if (alpha(style.getPropertyValue("-webkit-text-fill-color") || style.color) >= FAINT) return true;
+    if (parseFloat(style.getPropertyValue("-webkit-text-stroke-width")) > 0) return true;
+    const clip = style.getPropertyValue("background-clip") + style.getPropertyValue("-webkit-background-clip");
+    return clip.includes("text") && (style.backgroundImage !== "none" || alpha(style.backgroundColor) >= FAINT);
+  }
+
   // The element's computed style when it renders, else null: the `hidden` attribute (but
-  // not hidden="until-found", which find-in-page reveals), aria-hidden="true", display:none.
-  // Children of a closed <details> keep their own display (only the details' content slot
-  // is hidden), so they pass and their text is kept.
+  // not hidden="until-found", which find-in-page reveals), aria-hidden="true", display:none,
+  // the box rules. Children of a closed <details> keep their own display (only the details'
+  // content slot is hidden), so they pass and their text is kept.
   function renderedStyle(element, name) {
     const hidden = element.getAttribute("hidden");
     if (hidden !== null && hidden.toLowerCase() !== "until-found") return null;
     if (element.getAttribute("aria-hidden")?.trim().toLowerCase() === "true") return null;
     if (name === "link" && element.relList.contains("stylesheet")) return null;
     const style = element.ownerDocument.defaultView?.getComputedStyle(element);
-    if (!style) return { visibility: "visible" };
-    return style.display === "none" ? null : style;
+    if (!style) return { visibility: "visible", inked: true };
+    if (style.display === "none" || unseenBox(element, name, style)) return null;
+    return { visibility: style.visibility, inked: inked(style) };
+  }
+
+  // Whether the ancestors the walk does not visit (above a selection's container, up to the
+  // body) let it show, by the same rules as the walk, along the flat tree.
+  function ancestorsShow(element) {
+    const doc = element.ownerDocument;
+    let node = element;
+    for (;;) {
+      node = node.assignedSlot ?? node.parentElement ?? node.parentNode?.host ?? null;
+      if (!node || node === doc.body || node === doc.documentElement) return true;
+      if (!renderedStyle(node, node.localName)) return false;
+    }
   }
 
   function shadowRootOf(element) {
@@ -191,6 +291,13 @@ export function serializePage(options = {}) {
     budget.chars += text.length;
   }
 
+  // Whether `length` more characters fit in maxChars; if not, the page is marked cut.
+  function fits(length) {
+    if (budget.chars + length <= maxChars) return true;
+    budget.truncated = true;
+    return false;
+  }
+
   function pushChildren(stack, nodes, visible, range) {
     for (let i = nodes.length - 1; i >= 0; i--) stack.push({ node: nodes[i], visible, range });
   }
@@ -206,15 +313,27 @@ export function serializePage(options = {}) {
     const room = maxChars - budget.chars;
     if (text.length > room) {
       text = text.slice(0, Math.max(0, room));
-      budget.truncated = true;
+      budget.truncated = budget.full = true;
     }
     if (text) write(parts, escapeText(text));
   }
 
+  // One JSON-LD block, within its caps; a block left out marks the page cut.
   function emitJsonLd(parts, script) {
     const json = script.textContent ?? "";
-    if (json.length > MAX_JSON_LD_CHARS) return;
-    write(parts, `<script type="application/ld+json">${json.replace(/<\//g, "<\\/")}</script>`);
+    if (json.length > MAX_JSON_LD_CHARS) {
+      budget.truncated = true;
+      return;
+    }
+    // every "<" as \u003c: the same JSON, and no "</script" or "<!--" for an HTML parser to
+    // act on (a "<!--<script>" would hide all the page after it from the host)
+    const tag = `<script type="application/ld+json">${json.replace(/</g, "\\u003c")}</script>`;
+    if (budget.jsonLd + tag.length > MAX_JSON_LD_TOTAL || !fits(tag.length)) {
+      budget.truncated = true;
+      return;
+    }
+    budget.jsonLd += tag.length;
+    write(parts, tag);
   }
 
   // Open one element: write its start tag and schedule its end tag and flat-tree children.
@@ -228,35 +347,46 @@ export function serializePage(options = {}) {
     if (name === "source" && element.parentElement?.localName === "picture") return; // in img's src
     const style = renderedStyle(element, name);
     if (!style) return;
-    // visibility:hidden is inherited but a child may set visible again: keep the element,
-    // drop its own text, and let each child decide
+    // visibility:hidden (font-size, colour) is inherited but a child may set it back: keep
+    // the element, drop its own text, and let each child decide
     const visible = style.visibility === "visible";
+    const inked = style.inked;
     const inner = range && !contains(range, element) ? range : null;
     if (name === "iframe" || name === "frame") {
       const body = frameBody(element);
       if (!body) return; // cross-origin (or not loaded): the host cannot see it either
       const source = element.src ? ` data-laika-frame="${escapeAttribute(element.src)}"` : " data-laika-frame";
-      write(parts, `<div${source}>`);
+      const open = `<div${source}>`;
+      if (!fits(open.length)) {
+        budget.full = true;
+        return;
+      }
+      write(parts, open);
       stack.push("</div>");
-      pushChildren(stack, body.childNodes, visible, null);
+      pushChildren(stack, body.childNodes, inked, null);
       return;
     }
     if (!visible && VOID.has(name)) return; // an invisible image shows nothing
-    write(parts, `<${name}${attributes(element, name)}>`);
+    const open = `<${name}${attributes(element, name)}>`;
+    if (!fits(open.length + 1)) {
+      budget.full = true;
+      return;
+    }
+    write(parts, open);
     if (VOID.has(name)) return;
     if (name === "pre" || name === "textarea" || name === "listing") write(parts, "\n"); // the parser eats one
     stack.push(`</${name}>`);
     const shadow = shadowRootOf(element);
     if (shadow) {
-      pushChildren(stack, shadow.childNodes, visible, null);
+      pushChildren(stack, shadow.childNodes, inked, null);
       return;
     }
     if (name === "slot") {
       const assigned = element.assignedNodes();
-      pushChildren(stack, assigned.length ? assigned : element.childNodes, visible, null);
+      pushChildren(stack, assigned.length ? assigned : element.childNodes, inked, null);
       return;
     }
-    pushChildren(stack, element.childNodes, visible, inner);
+    pushChildren(stack, element.childNodes, inked, inner);
   }
 
   // Serialize `roots` (in order) and all they render; `range` limits it to a selection.
@@ -270,9 +400,9 @@ export function serializePage(options = {}) {
         write(parts, item);
         continue;
       }
-      if (budget.truncated) continue;
+      if (budget.full) continue;
       if (budget.nodes >= maxNodes || budget.chars >= maxChars) {
-        budget.truncated = true;
+        budget.truncated = budget.full = true;
         continue;
       }
       const { node } = item;
@@ -284,22 +414,36 @@ export function serializePage(options = {}) {
     return parts.join("");
   }
 
-  // The head keeps what the host reads for metadata: title, meta tags, non-style links.
+  // The head keeps what the host reads for metadata: title, meta tags, non-style links,
+  // JSON-LD; each counted (elements against maxNodes, characters against maxChars and caps).
   function headHtml() {
-    const parts = ["<head>"];
-    parts.push(`<title>${escapeText(document.title)}</title>`);
+    const parts = [];
+    write(parts, `<head><title>${escapeText(document.title.slice(0, MAX_TITLE_CHARS))}</title>`);
     for (const element of document.head?.children ?? []) {
+      if (budget.nodes >= maxNodes) {
+        budget.truncated = true;
+        break;
+      }
+      budget.nodes++;
       const name = element.localName;
-      if (name === "meta" && element.hasAttribute("content")) {
-        write(parts, `<meta${attributes(element, name)}>`);
-      } else if (name === "link" && !element.relList.contains("stylesheet")) {
-        write(parts, `<link${attributes(element, name)}>`);
-      } else if (name === "script" && element.type?.trim().toLowerCase() === "application/ld+json") {
+      if (name === "script" && element.type?.trim().toLowerCase() === "application/ld+json") {
         emitJsonLd(parts, element);
+      } else if ((name === "meta" && element.hasAttribute("content")) ||
+        (name === "link" && !element.relList.contains("stylesheet"))) {
+        emitHeadTag(parts, `<${name}${attributes(element, name)}>`);
       }
     }
-    parts.push("</head>");
+    write(parts, "</head>");
     return parts.join("");
+  }
+
+  function emitHeadTag(parts, tag) {
+    if (budget.headTags + tag.length > MAX_HEAD_TAGS_CHARS || !fits(tag.length)) {
+      budget.truncated = true;
+      return;
+    }
+    budget.headTags += tag.length;
+    write(parts, tag);
   }
 
   function pageHtml() {
@@ -307,9 +451,10 @@ export function serializePage(options = {}) {
     const lang = root.getAttribute("lang");
     const dir = root.getAttribute("dir");
     const open = `<html${lang ? ` lang="${escapeAttribute(lang)}"` : ""}${dir ? ` dir="${escapeAttribute(dir)}"` : ""}>`;
+    const head = headHtml(); // first: its caps keep it to a quarter of the budget
     const body = document.body;
     const content = body ? serialize(Array.from(body.childNodes), true, null) : "";
-    return `<!DOCTYPE html>${open}${headHtml()}<body>${content}</body></html>`;
+    return `<!DOCTYPE html>${open}${head}<body>${content}</body></html>`;
   }
 
   function selectionHtml() {
@@ -320,9 +465,11 @@ export function serializePage(options = {}) {
       const range = selection.getRangeAt(i);
       if (range.collapsed) continue;
       const common = range.commonAncestorContainer;
+      const container = common.nodeType === Node.ELEMENT_NODE ? common : common.parentElement;
+      if (container && !ancestorsShow(container)) continue;
       if (common.nodeType === Node.TEXT_NODE) {
-        const style = common.parentElement && getComputedStyle(common.parentElement);
-        pieces.push(serialize([common], !style || style.visibility === "visible", range));
+        const style = container && renderedStyle(container, container.localName);
+        pieces.push(serialize([common], Boolean(!container || style?.inked), range));
       } else if (common === document.body || common === document.documentElement || common === document) {
         pieces.push(serialize(Array.from(document.body?.childNodes ?? []), true, range));
       } else {
