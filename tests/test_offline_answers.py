@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from support import bench_module, capture_dev_corpus
 
-HIT_FLOOR = 0.60
+HIT_FLOOR = 0.73
 """Share of questions whose answer cites a quote overlapping the answer sentence. Measured
-62.2% before the runtime learned sentences and block kinds."""
+62.2% before the runtime learned sentences and block kinds (tuning 66.7%, held out 53.3%),
+75.6% after (tuning 80.0%, held out 66.7%). Deterministic; the margin is one question."""
 
 bench = bench_module("offline_answers")
 

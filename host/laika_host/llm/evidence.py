@@ -24,9 +24,9 @@ CODE_SHARE = 0.05
 
 _FENCE = re.compile(r"(?:`{3,}|~{3,})")
 _HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_LINKED_IMAGE = re.compile(r"\[!\[[^\]\n]*\]\([^)\n]*\)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[(?P<text>[^\]\n]*)\]\([^)\n]*\)")
+_IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^()\n]*\)")  # no nested brackets: linear on "[[[["
+_LINKED_IMAGE = re.compile(r"\[!\[[^\[\]\n]*\]\([^()\n]*\)\]\([^()\n]*\)")
+_LINK = re.compile(r"\[(?P<text>[^\[\]\n]*)\]\([^()\n]*\)")
 _ESCAPE = re.compile(r"\\(?P<char>[!-/:-@\[-`{-~])")
 _EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}|[*_]{1,3}(?!\w)|`+")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
@@ -77,7 +77,7 @@ def blocks(markdown: str, title: str | None = None) -> list[Block]:
     for kind, lines in _raw_blocks(markdown):
         block = _classify(kind, lines, after_image, title)
         found.append(block)
-        after_image = block.kind == "image" or (after_image and block.kind == "caption")
+        after_image = block.kind == "image"
     return found
 
 
@@ -143,8 +143,8 @@ def _continues(text: str, stop: int, end: int) -> bool:
     word = before[0].lstrip("(\"'\u201c\u2018[").replace(".", "").lower()
     if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
         return True
-    following = text[end : end + 16].split(None, 1)[:1] or [""]
-    return word.isdigit() and len(word) <= 2 and following[0].strip(",.").lower() in MONTHS
+    following = _WORD.findall(text[end : end + 16])[:1] or [""]
+    return word.isdigit() and len(word) <= 2 and following[0].lower() in MONTHS
 
 
 def _raw_blocks(markdown: str) -> Iterator[tuple[str, list[str]]]:

@@ -31,7 +31,7 @@ KEEP_SHARE = 0.4
 """Sentences scoring under this share of the best one are not worth showing."""
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"\d")
-_SUFFIXES = ("ies", "ing", "ed", "es", "en", "er", "s", "e")
+_SUFFIXES = ("ies", "ing", "est", "ed", "es", "en", "er", "ly", "s", "e")
 
 
 @dataclass(frozen=True)
