@@ -33,7 +33,7 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _QUOTE_MARK = re.compile(r">[ \t]?")
 _ITALIC_BLOCK = re.compile(r"(?:\*[^*\n]+\*|_[^_\n]+_)")
 _URL = re.compile(r"https?://|www\.\w", re.IGNORECASE)
-_BOUNDARY = re.compile(r"[.!?…]+[\"'\u201d\u2019»)\]]*\s+")
+_BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019»)\]]*+\s+")  # once per run
 _WORD = re.compile(r"[^\W\d_]+")
 _LABEL = re.compile(
     r"(?:citation|cite this|source|sources|quelle|quellen|credit|credits|photo|photos|"
