@@ -203,7 +203,9 @@ class _Turn:
 
 
 def _offline_summary(pack: Pack) -> Answer:
-    result = offline_summary([Passage(s.doc_id, s.text, s.title) for s in pack.sources[:1]])
+    result = offline_summary(
+        [Passage(s.doc_id, s.text, s.title, s.markdown) for s in pack.sources[:1]]
+    )
     citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
     verification = verify_citations(citations, pack.sources, result.markdown)
     return Answer("ok", result.markdown, _shown(verification), warnings=verification.warnings)
@@ -269,7 +271,7 @@ async def _pack(store: Store, collection_id: str, title: str, question: str, bud
 
 
 def _offline(question: str, pack: Pack) -> Answer:
-    passages = [Passage(s.doc_id, s.text, s.title) for s in pack.sources]
+    passages = [Passage(s.doc_id, s.text, s.title, s.markdown) for s in pack.sources]
     result = offline_answer(question, passages)
     citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
     verification = verify_citations(citations, pack.sources, result.markdown)

@@ -1,9 +1,13 @@
 """The built-in offline runtime: no model, always works, always grounded.
 
-It answers by extraction: the sentences of the packed sources that best match the question
-(BM25 over sentences, words matched by a stem-like prefix), returned verbatim, each with its
-source id and quote, so a fresh install answers something that can be checked. When nothing
-matches it says so and suggests what to collect next.
+It answers by extraction: the sentences of the packed sources that best match the question,
+returned verbatim, each with its source id and quote, so a fresh install answers something
+that can be checked. Only prose counts as evidence (`evidence.py`: no headings, captions,
+bylines, labels or fragments). Sentences are ranked by BM25 over light stems (inflection
+suffixes dropped, then a 5-letter prefix) with a few synonym groups counted at half weight,
+weighted by how much of the question they cover, and favoured when the question asks for a
+number or a date ("when", "how many", "wann") and the sentence holds one. Sentences far
+below the best are left out. When nothing matches it says so and suggests what to collect.
 """
 
 from __future__ import annotations
@@ -14,16 +18,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..stopwords import STOPWORDS
+from .evidence import MONTHS, evidence, paragraph_openings
 
 MAX_SENTENCES = 3
-MIN_SENTENCE = 25
-MAX_SENTENCE = 600
 STEM = 5
 K1, B = 1.2, 0.75
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”»)]?\s+(?=[\"'“«(]?[A-Z0-9À-Ý])|\n{1,}")
+RELATED_WEIGHT = 0.5
+"""A synonym of a question word counts this much of the word itself."""
+NUMBER_BONUS = 1.5
+"""Weight of a sentence holding a number or a month when the question asks for one."""
+KEEP_SHARE = 0.4
+"""Sentences scoring under this share of the best one are not worth showing."""
 _WORD = re.compile(r"[^\W_]+")
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_MARKDOWN = re.compile(r"[*_`#>|]+|\[(?P<text>[^\]]*)\]\([^)]*\)")
+_NUMBER = re.compile(r"\d")
+_SUFFIXES = ("ies", "ing", "est", "ed", "es", "en", "er", "ly", "s", "e")
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,10 @@ class Passage:
     source_id: str
     text: str
     title: str | None = None
+    markdown: str = ""  # the stored Markdown, for block kinds (else the text is read)
+
+    def sentences(self) -> list[str]:
+        return evidence(self.markdown or self.text, self.title)
 
 
 @dataclass(frozen=True)
@@ -58,22 +70,27 @@ class OfflineAnswer:
 
 
 def terms(text: str) -> list[str]:
-    """Content words, lowercased and cut to a stem-like prefix."""
+    """Content words, lowercased and cut to a stem: inflection suffixes dropped, then a
+    5-letter prefix (so take/takes/taken and week/weeks meet)."""
     return [
-        word[:STEM]
+        stem(word)
         for word in (w.lower() for w in _WORD.findall(text))
-        if word not in STOPWORDS and (len(word) > 1 or word.isdigit())
+        if word not in STOPWORDS and word not in _ASKING and (len(word) > 1 or word.isdigit())
     ]
 
 
+def stem(word: str) -> str:
+    if not word.isdigit():
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+    return word[:STEM]
+
+
 def sentences(text: str) -> list[str]:
-    plain = _MARKDOWN.sub(lambda m: m.group("text") or " ", text)
-    found = []
-    for piece in _SENTENCE_END.split(plain):
-        sentence = " ".join(piece.split())
-        if MIN_SENTENCE <= len(sentence) <= MAX_SENTENCE:
-            found.append(sentence)
-    return found
+    """The sentences of a Markdown text that can stand as evidence."""
+    return evidence(text)
 
 
 def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES) -> OfflineAnswer:
@@ -82,11 +99,11 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         return _unsupported(question, "the question has no words to look for")
     if wanted <= _GENERIC:  # "what is this page about?": the gist is the answer
         return summary(passages, limit=limit)
-    candidates = [(p.source_id, s) for p in passages for s in sentences(p.text)]
-    ranked = _rank(wanted, candidates)
+    candidates = [(p.source_id, s) for p in passages for s in p.sentences()]
+    ranked = _rank(wanted, candidates, numeric=bool(_ASKS_NUMBER.search(question)))
     best: list[Quote] = []
     for score, source_id, sentence in ranked:
-        if score <= 0 or len(best) == limit:
+        if score <= 0 or len(best) == limit or score < KEEP_SHARE * ranked[0][0]:
             break
         if all(sentence != q.quote for q in best):
             best.append(Quote(source_id, sentence, score))
@@ -101,10 +118,7 @@ def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
     """An extractive summary: the opening sentence of each of the first paragraphs, verbatim
     and cited (writers put the point of a paragraph first), taken from every source in turn
     so that several sources each get their say."""
-    openings = [
-        [found[0] for found in map(sentences, _PARAGRAPH_BREAK.split(p.text)) if found]
-        for p in passages
-    ]
+    openings = [paragraph_openings(p.markdown or p.text, p.title) for p in passages]
     picked: list[Quote] = []
     for depth in range(max(map(len, openings), default=0)):
         for passage, firsts in zip(passages, openings, strict=True):
@@ -117,33 +131,99 @@ def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
     return OfflineAnswer("\n".join([intro, "", *lines]), picked)
 
 
-def _rank(wanted: set[str], candidates: list[tuple[str, str]]) -> list[tuple[float, str, str]]:
+def _rank(
+    wanted: set[str], candidates: list[tuple[str, str]], *, numeric: bool
+) -> list[tuple[float, str, str]]:
     bags = [Counter(terms(sentence)) for _, sentence in candidates]
     if not bags:
         return []
+    weights = _expanded(wanted)
     average = sum(sum(bag.values()) for bag in bags) / len(bags) or 1.0
-    frequency = Counter(term for bag in bags for term in set(bag) if term in wanted)
+    frequency = Counter(term for bag in bags for term in set(bag) if term in weights)
     total = len(bags)
     scored = []
     for (source_id, sentence), bag in zip(candidates, bags, strict=True):
         length = sum(bag.values())
         score = 0.0
-        for term in wanted & bag.keys():
+        for term in weights.keys() & bag.keys():
             idf = math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
             tf = bag[term]
-            score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
-        coverage = len(wanted & bag.keys()) / len(wanted)
-        scored.append((score * (0.5 + coverage), source_id, sentence))
+            bm25 = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+            score += weights[term] * bm25
+        coverage = len(_covered(wanted, bag)) / len(wanted)
+        score *= 0.5 + coverage
+        if numeric and _holds_number(sentence):
+            score *= NUMBER_BONUS
+        scored.append((score, source_id, sentence))
     scored.sort(key=lambda item: -item[0])
     return scored
+
+
+def _expanded(wanted: set[str]) -> dict[str, float]:
+    """The question's stems (weight 1) and their synonyms' stems (a lower weight)."""
+    weights = dict.fromkeys(wanted, 1.0)
+    for term in wanted:
+        for related in _RELATED.get(term, ()):
+            weights.setdefault(related, RELATED_WEIGHT)
+    return weights
+
+
+def _covered(wanted: set[str], bag: Counter[str]) -> set[str]:
+    return {t for t in wanted if t in bag or any(r in bag for r in _RELATED.get(t, ()))}
+
+
+def _holds_number(sentence: str) -> bool:
+    return bool(_NUMBER.search(sentence)) or any(
+        word.lower() in MONTHS or word.lower() in _NUMBER_WORDS for word in _WORD.findall(sentence)
+    )
+
+
+_SYNONYMS = """
+    tall high height; old age; start begin launch found establish open; create make build
+    develop invent design; end finish stop close; big large huge size; small little tiny;
+    fast quick rapid speed; slow sluggish; cost price pay fee expensive cheap; buy purchase
+    acquire; sell sale; kill die death dead; cause reason because why; help support assist;
+    show reveal indicate; say tell state; use employ; need require; fall drop decline
+    decrease; rise grow increase climb; picture image photo; car vehicle; job work career
+    employ; found discover; study research; money fund funding
+"""
+
+
+def _synonym_map(groups: str) -> dict[str, frozenset[str]]:
+    """Each stem to the other stems of every group it is in."""
+    related: dict[str, frozenset[str]] = {}
+    for group in groups.split(";"):
+        stems = frozenset(stem(word) for word in group.split())
+        for one in stems:
+            related[one] = related.get(one, frozenset()) | (stems - {one})
+    return related
+
+
+_RELATED = _synonym_map(_SYNONYMS)
+
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty
+    fifty hundred thousand million billion half dozen century decade decades ein eine zwei
+    drei vier fünf zehn hundert tausend millionen milliarden hälfte un deux trois quatre
+    cinq dix cent mille million milliard moitié""".split()  # noqa: SIM905
+)
+_ASKS_NUMBER = re.compile(
+    r"\b(?:when|how (?:many|much|long|old|often|far|big|tall|large|high|fast|heavy)|"
+    r"what (?:year|date|time|age|percentage|share|proportion)|which year|"
+    r"wann|seit wann|wie (?:viele?|lange|alt|oft|weit|groß|hoch|schnell)|welche[mnrs]? "
+    r"(?:tag|jahr|datum)|quand|combien|cuándo|cuánto|cuántos|quanto)\b",
+    re.IGNORECASE,
+)
 
 
 _GENERIC_WORDS = (
     "page article text document source sources summary summarize summarise topic main "
     "point points overview gist about content contents story post"
 )
-_GENERIC = frozenset(word[:STEM] for word in _GENERIC_WORDS.split())
-_QUESTION_WORDS = "what why how when where which who whom whose about does did do is are"
+_GENERIC = frozenset(stem(word) for word in _GENERIC_WORDS.split())
+_QUESTION_WORDS = """what why how when where which who whom whose about does did do is are
+    wann warum wieso weshalb welche welcher welches welchem welchen woher wohin wo
+    quand pourquoi comment quel quelle quels quelles où qué cuándo cómo dónde por"""
 _ASKING = frozenset(_QUESTION_WORDS.split())
 
 
