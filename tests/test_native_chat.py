@@ -26,6 +26,9 @@ def test_offline_ask_summarize_and_history(tmp_path: Path) -> None:
         assert result["provider"] == "offline"
         assert result["citations"]
         assert all(c["verified"] for c in result["citations"])
+        deltas = [e["data"]["text"] for e in answer["_events"] if e["event"] == "delta"]
+        assert len(deltas) >= 1  # the offline runtime streams too, a line at a time
+        assert "".join(deltas) == result["answer_markdown"]
         summary = client.call(
             "page.summarize",
             {"url": "https://tides.test/t", "html": ARTICLE, "provider": "offline"},

@@ -189,7 +189,9 @@ class _Turn:
 
     async def _answer(self, task: Task, offline: Callable[[], Answer], correlation: str) -> Answer:
         if self.provider is None:
-            return offline()
+            answer = offline()
+            _stream_offline(answer.answer_markdown, self.on_delta)
+            return answer
         return await _with_model(
             self.question,
             self.pack,
@@ -200,6 +202,15 @@ class _Turn:
             correlation=correlation,
             task=task,
         )
+
+
+def _stream_offline(markdown: str, on_delta: OnDelta | None) -> None:
+    """The offline answer as `delta` events, a line at a time, as a model's would arrive: a
+    reader sees the same stream whichever runtime answered."""
+    if on_delta is None:
+        return
+    for line in markdown.splitlines(keepends=True):
+        on_delta(line)
 
 
 def _offline_summary(pack: Pack) -> Answer:
