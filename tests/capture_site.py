@@ -2,7 +2,8 @@
 thing the serializer must keep (shadow DOM, a same-origin frame, a lazy image, closed details)
 or drop (hidden blocks, a cross-origin frame, scripts); a long article; a page served only
 with a session cookie. The hidden blocks include the shapes pages use to smuggle text past
-the reader (transparent, zero-size, scaled away); screen-reader-only text stays. Every marker
+the reader (transparent, zero-size, scaled away); screen-reader-only text stays, and so do
+sections about to appear (an animate-on-scroll fade, a collapsed accordion). Every marker
 phrase is unique, so a test can look for it anywhere."""
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ KEPT = {
     "resized_child": "A resized child of a zero font block reads its meteor count",
     "gradient": "Gradient painted heading about the zodiacal light",
     "until_found": "Findable appendix about variable star charts",
+    "fade_in": "Rising section about the summer triangle fades in on scroll",
+    "accordion": "Collapsed answer about dew heaters opens in an accordion",
 }
 """Phrases the user can see (or reveal): the stored Markdown must hold each one."""
 
@@ -47,6 +50,7 @@ DROPPED = {
     "transparent": "Suppressed colourless text about dark nebulae",
     "scaled": "Suppressed scaled away block about globular clusters",
     "zero_box": "Suppressed zero box content about magnetars",
+    "unrelated_transition": "Suppressed transparent block with a colour fade about blazars",
 }
 """Phrases that are in the page but not on screen: the stored Markdown must hold none."""
 
@@ -92,6 +96,12 @@ OBSERVATORY = f"""<!doctype html><html lang="en-GB"><head><title>Observatory not
 <p style="color:transparent">{DROPPED["transparent"]}, never shown.</p>
 <div style="transform:scale(0)"><p>{DROPPED["scaled"]}, never shown.</p></div>
 <div style="height:0;overflow:hidden"><p>{DROPPED["zero_box"]}, never shown.</p></div>
+<section style="opacity:0;transform:translateY(20px);transition:opacity .6s,transform .6s">
+<h2>Summer sky</h2><p>{KEPT["fade_in"]}, once the reader gets there.</p></section>
+<div class="faq"><button>Do dew heaters help?</button><div style="max-height:0;overflow:hidden;
+transition:max-height .3s ease-out"><p>{KEPT["accordion"]}, when its question is clicked.</p>
+</div></div>
+<p style="opacity:0;transition:color .6s">{DROPPED["unrelated_transition"]}, never shown.</p>
 <h2 style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">
 {KEPT["screen_reader"]}</h2>
 <h2 style="background:linear-gradient(#fa0,#a0f);background-clip:text;-webkit-background-clip:text;

@@ -503,11 +503,28 @@ HIDERS = {
     ),
     "off-screen": (' style="position: absolute; left: -10000px"', None),
     "until-found": (' hidden="until-found"', None),
+    "fading-in": (
+        ' style="opacity: 0; transform: translateY(20px); transition: opacity .6s, transform .6s"',
+        None,
+    ),
+    "fading-in-all": (' style="opacity: 0.01; transition: all 1s"', None),
+    "animated-in": (' style="opacity: 0; animation: laika-rise 1s paused"', None),
+    "popping-in": (' style="transform: scale(0); transition: transform .2s"', None),
+    "accordion": (' style="max-height: 0; overflow: hidden; transition: max-height .3s"', None),
+    "sliding-open": (' style="width: 0; overflow-x: clip; transition: color 1s, width .4s"', None),
+    "fade-elsewhere": (' style="opacity: 0; transition: color .6s"', "gone"),
+    "fade-instant": (' style="opacity: 0; transition: opacity 0s"', "gone"),
+    "accordion-instant": (
+        ' style="height: 0; overflow: hidden; transition: max-height 0s, opacity .3s"',
+        "gone-box",
+    ),
 }
 """Each way a page hides (or shows again) text, with its effect: "gone" drops the subtree,
 "gone-box" too except on inline elements (the browser ignores those properties there), the
 others set what children inherit for their own text. Screen-reader-only, off-screen and
-until-found text is kept on purpose."""
+until-found text is kept on purpose, and so is a box about to appear: one that animates, or
+transitions for a non-zero time the very property that hides it (the "-elsewhere" and
+"-instant" shapes do not, so they stay hidden)."""
 
 INLINE = {"span", "em"}
 

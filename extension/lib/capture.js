@@ -18,6 +18,13 @@
 //   `scale` that flattens the box to no area (scale(0), rotateX(90deg)), and a box of zero
 //   width or height that clips its overflow. (Opacity skips display:contents; the other
 //   box rules also skip inline and table-row boxes, where the browser ignores them.)
+//   Except a box about to appear: one that runs a CSS animation, or transitions (for a
+//   non-zero duration) the very property that hides it: opacity for a transparent box,
+//   transform/scale/rotate for a flattened one, height/width (min-, max-, logical) for a
+//   zero-area one, or `all`. Animate-on-scroll sections (opacity:0 and a translate until
+//   they scroll in) and collapsed accordions (max-height:0, overflow hidden) look like
+//   this, and the reader expects them saved. A plain opacity:0 block stays dropped; a page
+//   could add a transition to smuggle text, the price of not losing real sections.
 // - an element's own text, which its children may show again: visibility other than
 //   visible, a font size under 1px, and a fill colour under 0.05 alpha (color or
 //   -webkit-text-fill-color: transparent) unless the text is painted another way
@@ -73,6 +80,13 @@ export function serializePage(options = {}) {
   ]);
   const XHTML = "http://www.w3.org/1999/xhtml";
   const FAINT = 0.05; // opacity or colour alpha below this: nothing a reader can make out
+  // Transitioned properties that reveal a transparent, a flattened, a zero-area box.
+  const FADES = new Set(["all", "opacity"]);
+  const UNFOLDS = new Set(["all", "transform", "scale", "rotate"]);
+  const GROWS = new Set([
+    "all", "height", "max-height", "min-height", "width", "max-width", "min-width",
+    "block-size", "max-block-size", "min-block-size", "inline-size", "max-inline-size", "min-inline-size",
+  ]);
   const ATTRIBUTE_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*$/;
   // full: the walk stops (nodes or characters ran out); truncated: something was left out.
   const budget = { nodes: 0, chars: 0, jsonLd: 0, headTags: 0, full: false, truncated: false };
@@ -210,18 +224,29 @@ export function serializePage(options = {}) {
     return false;
   }
 
+  // Whether the element is about to appear from what hides it: it runs a CSS animation, or
+  // it transitions one of `properties` (the ones that hide it) for a non-zero duration. The
+  // computed lists pair by index, the durations repeating when shorter (CSS Transitions).
+  function appearing(style, properties) {
+    if ((style.animationName || "none").split(",").some((name) => name.trim() !== "none")) return true;
+    const names = (style.transitionProperty || "").split(",");
+    const durations = (style.transitionDuration || "0s").split(",");
+    return names.some((name, i) => properties.has(name.trim()) && parseFloat(durations[i % durations.length]) > 0);
+  }
+
   // Whether a box rule hides the element with all it contains (see the module comment).
   function unseenBox(element, name, style) {
     const display = style.display;
     if (display === "contents") return false; // no box of its own: none of these apply
-    if (parseFloat(style.opacity) < FAINT) return true;
+    if (parseFloat(style.opacity) < FAINT) return !appearing(style, FADES);
     if (UNBOXED.has(display)) return false; // transforms, containment, overflow skip these boxes
-    if (flattened(style)) return true;
+    if (flattened(style)) return !appearing(style, UNFOLDS);
     if (style.contentVisibility === "hidden" && element.getAttribute("hidden")?.toLowerCase() !== "until-found") return true;
     if (VOID.has(name) || REPLACED.has(name) || element.namespaceURI !== XHTML) return false;
     const clipsX = style.overflowX !== "visible";
     const clipsY = style.overflowY !== "visible";
-    return (clipsY && element.clientHeight === 0) || (clipsX && element.clientWidth === 0);
+    const zeroArea = (clipsY && element.clientHeight === 0) || (clipsX && element.clientWidth === 0);
+    return zeroArea && !appearing(style, GROWS);
   }
 
   // Whether the element's own text is painted (see the module comment).
