@@ -240,7 +240,7 @@ def _check_ping(report: BrowserReport, launcher: Path, options: DoctorOptions) -
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         says = COMMUNICATION if browser.family != "firefox" else "Native application disconnected"
         detail = f"no pong: {exc}"
-        fix = f"run the launcher by hand to see its error: {launcher} {' '.join(args)}"
+        fix = f"run the launcher by hand to see its error: {launcher} {' '.join(args)} < /dev/null"
         report.findings.append(Finding("fail", "host answers host.ping", detail, says, fix))
         return
     elapsed = (time.perf_counter() - started) * 1000
