@@ -55,11 +55,13 @@ def install(
 ) -> None:
     """Register the host with your browsers (user level, no root needed).
 
-    Writes one launcher that pins this Python interpreter, and a host manifest where each
-    browser looks for it. Run `laika doctor` afterwards to check the connection.
+    Writes one launcher that pins this Python interpreter and this data directory
+    (LAIKA_HOME, or the platform's default), and a host manifest where each browser looks
+    for it. Run `laika doctor` afterwards to check the connection.
     """
     from ..native.browsers import DEV_EXTENSION_ID, select
     from ..native.install import install as do_install
+    from ..native.install import pinned_data_dir
 
     chosen = select(browsers, user_data_dir)
     done = do_install(
@@ -71,6 +73,7 @@ def install(
     for item in done:
         where = f" (registry {item.registry_key})" if item.registry_key else ""
         echo(f"{item.browser.key:9} {item.manifest}{where}")
+    echo(f"data directory {pinned_data_dir()} (pinned in the launcher: the browser uses it too)")
     echo("installed; check with `laika doctor`")
 
 
