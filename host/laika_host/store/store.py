@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from ..paths import data_dir, ensure_private_dir, tighten_file
-from ._db import WRITE_DEADLINE_SECONDS, Database
+from ._db import Database, write_deadline_seconds
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
@@ -66,7 +66,7 @@ class Store:
 async def open_store(
     path: Path | None = None,
     *,
-    write_deadline: float = WRITE_DEADLINE_SECONDS,
+    write_deadline: float | None = None,
     recover_jobs: bool = True,
     retry_base_ms: int | None = None,
 ) -> AsyncIterator[Store]:
@@ -75,7 +75,8 @@ async def open_store(
     is refused before anything writes to it."""
     path = path or default_db_path()
     ensure_private_dir(path.parent)
-    database = await Database.open(path, write_deadline=write_deadline)
+    deadline = write_deadline_seconds() if write_deadline is None else write_deadline
+    database = await Database.open(path, write_deadline=deadline)
     try:
         await check_file(database)  # reads only: a foreign, damaged or newer file stays as is
         for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
