@@ -62,3 +62,26 @@ def check_reported(reported: object, install_command: str) -> Finding | None:
 def browser_environment() -> dict[str, str]:
     """The environment a browser started from the desktop gives the host: no LAIKA_HOME."""
     return {name: value for name, value in os.environ.items() if name != HOME_VARIABLE}
+
+
+def database_findings() -> list[Finding]:
+    """The store itself: where it is, and SQLite's quick_check of it (reads only)."""
+    import asyncio
+
+    from ..store import default_db_path
+    from ..store.health import check_database
+
+    where = "LAIKA_HOME" if os.environ.get(HOME_VARIABLE) else "the platform's default"
+    findings = [Finding("ok", "data directory", f"{data_dir()} ({where})")]
+    result = asyncio.run(check_database(default_db_path()))
+    if not result.exists:
+        detail = f"no database at {result.path} yet (created when something is first saved)"
+        findings.append(Finding("ok", "database quick_check", detail))
+    elif result.ok:
+        findings.append(Finding("ok", "database quick_check", f"{result.path}: ok"))
+    else:
+        fix = "`laika db check --full` for details; README, 'Back up and restore'"
+        findings.append(
+            Finding("fail", "database quick_check", "; ".join(result.problems), fix=fix)
+        )
+    return findings
