@@ -29,6 +29,9 @@ _SCHEMA_GONE = (
 )
 
 
+# SQLite's words (with SQLITE_ERROR, not SQLITE_CORRUPT) for a header it cannot read: the
+# schema format number or another header field holds a value no SQLite writes.
+_HEADER_DAMAGED = frozenset({"unsupported file format"})
 _NOT_UTF8 = "Could not decode to UTF-8"
 
 
@@ -77,6 +80,8 @@ def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
         )
     if code is None and str(error).startswith(_NOT_UTF8):  # Python's, reading a bad row
         return damaged_error(path, f"a stored text ({_column_named(error)}) is not valid UTF-8")
+    if code == sqlite3.SQLITE_ERROR and str(error) in _HEADER_DAMAGED:
+        return damaged_error(path, f"its header is damaged ({error})")
     if code == sqlite3.SQLITE_ERROR and any(words in str(error) for words in _SCHEMA_GONE):
         return damaged_error(path, f"part of its schema is missing or was changed ({error})")
     if code in _UNAVAILABLE:
