@@ -69,10 +69,16 @@ async def _problems(database: Database, full: bool) -> list[str]:
     await check_file(database)
     pragma = "integrity_check" if full else "quick_check"
     rows = await database.fetch_all(f"PRAGMA {pragma}({MAX_PROBLEMS})")
-    problems = [str(row[0]) for row in rows if str(row[0]) != "ok"]
+    lines = [line for row in rows for line in str(row[0]).splitlines()]
+    problems = [line for line in lines if not _is_noise(line)]
     if full and await _has_tables(database):
         problems += [problem for table in _FTS_TABLES if (problem := await _fts(database, table))]
     return problems
+
+
+def _is_noise(line: str) -> bool:
+    """`ok`, and the `*** in database main ***` banner SQLite puts before its findings."""
+    return line == "ok" or (line.startswith("*** in database ") and line.endswith(" ***"))
 
 
 async def _has_tables(database: Database) -> bool:
