@@ -34,6 +34,7 @@ COMMANDS = [
     ["search", "tide3"],
     ["ask", "Why do tides rise?", "--collection", "Coast"],
     ["jobs", "list"],
+    ["collections", "create", "Fresh"],  # a write
 ]
 HOST_REQUESTS = [
     ("sources.list", {}),

@@ -119,18 +119,19 @@ class Database:
         self._write_lock = asyncio.Lock()  # one write transaction at a time per connection
 
     @classmethod
-    async def open(cls, path: Path, *, write_deadline: float = WRITE_DEADLINE_SECONDS) -> Database:
+    async def open(cls, path: Path, *, write_deadline: float | None = None) -> Database:
         """Connect with this connection's settings; nothing is written to the file yet (a
-        file from a newer Laika must be refused untouched: see `prepare_file`)."""
+        file from a newer Laika must be refused untouched: see `prepare_file`). Locks are
+        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`)."""
+        deadline = write_deadline_seconds() if write_deadline is None else write_deadline
+        busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
-            connection = await aiosqlite.connect(
-                path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
         connection.row_factory = sqlite3.Row
-        database = cls(connection, path, write_deadline=write_deadline)
+        database = cls(connection, path, write_deadline=deadline)
         try:
             for pragma in (
-                f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+                f"PRAGMA busy_timeout = {busy_ms}",
                 "PRAGMA foreign_keys = ON",
                 "PRAGMA synchronous = NORMAL",
             ):  # these read the file: a lock another program holds already shows here

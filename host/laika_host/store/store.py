@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from ..paths import data_dir, ensure_private_dir, tighten_file
-from ._db import Database, write_deadline_seconds
+from ._db import Database
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
@@ -75,8 +75,7 @@ async def open_store(
     is refused before anything writes to it."""
     path = path or default_db_path()
     ensure_private_dir(path.parent)
-    deadline = write_deadline_seconds() if write_deadline is None else write_deadline
-    database = await Database.open(path, write_deadline=deadline)
+    database = await Database.open(path, write_deadline=write_deadline)
     try:
         await check_file(database)  # reads only: a foreign, damaged or newer file stays as is
         for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
