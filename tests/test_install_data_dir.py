@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from laika_host.native.browsers import BROWSERS, HOST_NAME
 from laika_host.native.doctor import DoctorOptions, diagnose
 from laika_host.native.doctor_data import CHECK
-from laika_host.native.install import launcher_text, read_launcher
+from laika_host.native.install import launcher_text, read_launcher, read_launcher_text
 
 from native_client import CHROME_ORIGIN, frame
 from support import run_laika
@@ -109,7 +109,9 @@ _DIR_NAMES = st.text(
 )
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(name=_DIR_NAMES)
 def test_any_directory_name_survives_the_launcher(tmp_path: Path, name: str) -> None:
     """Quotes, `$`, backticks, spaces, newlines: the shell exports exactly the path, and
@@ -210,3 +212,28 @@ def test_the_running_host_is_asked_too(
     levels = _doctor(profile, _without_laika_home(env), monkeypatch)
     assert [level for level, _ in levels] == ["warn", "fail"]
     assert str(hidden) in levels[1][1]
+
+
+_WINDOWS_NAMES = st.text(
+    st.characters(
+        blacklist_categories=("Cs", "Cc"), blacklist_characters='\0/\\:"<>|?*'
+    ),  # what Windows allows in a file name
+    min_size=1,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=_WINDOWS_NAMES)
+def test_the_windows_launcher_keeps_the_directory_too(name: str) -> None:
+    """The `.bat` launcher: `%` doubled so cmd does not expand it, read back exactly."""
+    import sys as system
+
+    home = Path("C:/Users/me/AppData/Roaming") / name
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(system, "platform", "win32")
+        text = launcher_text("C:/Python/python.exe", home)
+    assert text.startswith('@echo off\r\nset "LAIKA_HOME=')
+    assert "%" not in text.replace("%%", "").replace("%*", "")  # no single % left to expand
+    pins = read_launcher_text(text)
+    assert pins is not None
+    assert (pins.python, pins.data_dir) == ("C:/Python/python.exe", home)

@@ -177,10 +177,15 @@ class LauncherPins:
 def read_launcher(launcher: Path) -> LauncherPins | None:
     """The pins of a launcher `laika install` wrote (for `laika doctor`); None for any other
     program or an unreadable file."""
-    try:
-        text = launcher.read_text(encoding="utf-8")
+    try:  # bytes, not read_text: universal newlines would turn a "\r" in a path into "\n"
+        text = launcher.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    return read_launcher_text(text)
+
+
+def read_launcher_text(text: str) -> LauncherPins | None:
+    """`read_launcher` on the script's text: a Windows batch file or a POSIX shell script."""
     return _read_batch(text) if text.startswith("@echo off") else _read_shell(text)
 
 
@@ -201,7 +206,7 @@ def _read_shell(text: str) -> LauncherPins | None:
 
 def _read_batch(text: str) -> LauncherPins | None:  # the Windows launcher
     python = home = None
-    for raw in text.splitlines():
+    for raw in text.split("\n"):  # not splitlines(): it splits at U+2028, allowed in a path
         line = raw.strip()
         if line.startswith(f'set "{HOME_VARIABLE}=') and line.endswith('"'):
             home = Path(line[len(f'set "{HOME_VARIABLE}=') : -1].replace("%%", "%"))
