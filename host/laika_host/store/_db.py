@@ -5,7 +5,9 @@ run beside one writer; every write transaction starts with `BEGIN IMMEDIATE`, so
 takes the lock up front (waiting up to `busy_timeout`) instead of failing halfway when a
 read would have to be upgraded. If the lock is still taken after that, the whole transaction
 is retried with backoff until `write_deadline` seconds have passed; only then does a caller
-see an error (`StoreBusyError`), never a bare "database is locked".
+see an error (`StoreBusyError`), never a bare "database is locked". Reads retry the same way;
+one still blocked at the deadline means another program holds the file exclusively
+(`StoreUnavailableError`, naming the processes that have it open).
 """
 
 from __future__ import annotations
