@@ -67,7 +67,10 @@ def test_install_every_browser(env: dict[str, str], tmp_path: Path) -> None:
             assert "allowed_extensions" not in manifest
     doctor = run_laika("doctor", "--json", env=env)
     assert doctor.returncode == 0, doctor.stdout
-    reports = json.loads(doctor.stdout)
+    found = json.loads(doctor.stdout)
+    assert found["ok"]
+    assert {f["check"] for f in found["data"]["findings"]} >= {"database quick_check"}
+    reports = found["browsers"]
     assert {r["browser"] for r in reports} == set(BROWSERS)
     assert all(r["ok"] for r in reports)
 

@@ -20,6 +20,12 @@ def data_dir() -> Path:
     override = os.environ.get("LAIKA_HOME")
     if override:
         return Path(override).expanduser()
+    return platform_data_dir()
+
+
+def platform_data_dir() -> Path:
+    """The data directory without LAIKA_HOME: what a host started by a browser that does not
+    have the variable uses, unless its launcher pins one (`laika doctor` compares them)."""
     home = Path.home()
     if sys.platform == "darwin":
         return home / "Library" / "Application Support" / "Laika"

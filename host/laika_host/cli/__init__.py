@@ -11,6 +11,7 @@ COMMANDS = {
     "ask": "laika_host.cli.ask:ask",
     "capture": "laika_host.cli.capture:capture",
     "collections": "laika_host.cli.collections:collections",
+    "db": "laika_host.cli.db:db",
     "doctor": "laika_host.cli.install:doctor",
     "host": "laika_host.cli.host:host",
     "install": "laika_host.cli.install:install",

@@ -10,10 +10,7 @@ import click
 from ._output import echo
 
 
-@click.command(
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-    add_help_option=False,
-)
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("browser_args", nargs=-1, type=click.UNPROCESSED)
 def host(browser_args: tuple[str, ...]) -> None:
     """Run the native-messaging host on stdin/stdout, as a browser starts it.
@@ -21,7 +18,8 @@ def host(browser_args: tuple[str, ...]) -> None:
     Takes whatever the browser passes: Chrome's caller origin `chrome-extension://<id>/`,
     Firefox's manifest path and extension id, Windows' `--parent-window=`. Writes only frames
     to stdout; logs go to stderr and to logs/host.log in the data directory. `laika install`
-    sets browsers up to run this.
+    sets browsers up to run this; `laika doctor` checks that they can. Started from a
+    terminal it says so and exits 2; with no input (`< /dev/null`) it exits 0 at once.
     """
     from ..native.host_main import run_host
 

@@ -11,7 +11,7 @@ import click
 from ._output import echo, print_json
 
 if TYPE_CHECKING:
-    from ..native.doctor import BrowserReport
+    from ..native.findings import Finding
 
 BROWSER_CHOICES = ("chrome", "chromium", "brave", "edge", "vivaldi", "firefox", "all")
 
@@ -55,11 +55,13 @@ def install(
 ) -> None:
     """Register the host with your browsers (user level, no root needed).
 
-    Writes one launcher that pins this Python interpreter, and a host manifest where each
-    browser looks for it. Run `laika doctor` afterwards to check the connection.
+    Writes one launcher that pins this Python interpreter and this data directory
+    (LAIKA_HOME, or the platform's default), and a host manifest where each browser looks
+    for it. Run `laika doctor` afterwards to check the connection.
     """
     from ..native.browsers import DEV_EXTENSION_ID, select
     from ..native.install import install as do_install
+    from ..native.install import pinned_data_dir
 
     chosen = select(browsers, user_data_dir)
     done = do_install(
@@ -71,6 +73,7 @@ def install(
     for item in done:
         where = f" (registry {item.registry_key})" if item.registry_key else ""
         echo(f"{item.browser.key:9} {item.manifest}{where}")
+    echo(f"data directory {pinned_data_dir()} (pinned in the launcher: the browser uses it too)")
     echo("installed; check with `laika doctor`")
 
 
@@ -106,12 +109,14 @@ def doctor(
 ) -> None:
     """Check each browser's connection to the host and say how to fix what is wrong.
 
-    Checks the manifest (present, valid, name, type, absolute path, trailing slash, extension
-    id), the launcher and its interpreter, snap/flatpak sandboxes, and that the host answers a
-    ping. Exits 1 when any browser checked has a failure.
+    Checks the database (SQLite's quick_check), then per browser the manifest (present,
+    valid, name, type, absolute path, trailing slash, extension id), the launcher, its
+    interpreter and data directory (the CLI's?), snap/flatpak sandboxes, and that the host
+    answers a ping. Exits 1 when anything checked has a failure.
     """
     from ..native.browsers import select
     from ..native.doctor import DoctorOptions, diagnose
+    from ..native.doctor_data import database_findings
 
     options = DoctorOptions(extension_ids, gecko_ids, user_data_dir, ping=not no_ping)
     candidates = select(browsers, user_data_dir)
@@ -119,24 +124,29 @@ def doctor(
         candidates = [
             b for b in candidates if b.manifest_path().exists() or b.manifest_dir().parent.exists()
         ] or candidates
+    data = database_findings()
     reports = [diagnose(browser, options) for browser in candidates]
+    data_ok = all(f.level != "fail" for f in data)
+    ok = data_ok and all(r.ok for r in reports)
     if as_json:
-        print_json([r.to_json() for r in reports])
+        store = {"ok": data_ok, "findings": [f.__dict__ for f in data]}
+        print_json({"ok": ok, "data": store, "browsers": [r.to_json() for r in reports]})
     else:
-        _print_reports(reports)
-    sys.exit(0 if all(r.ok for r in reports) else 1)
+        _print_findings("Data", data)
+        for report in reports:
+            _print_findings(f"{report.browser.label} ({report.manifest})", report.findings)
+        failed = ["data"] * (not data_ok) + [r.browser.key for r in reports if not r.ok]
+        echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")
+    sys.exit(0 if ok else 1)
 
 
-def _print_reports(reports: list[BrowserReport]) -> None:
+def _print_findings(title: str, findings: list[Finding]) -> None:
     marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
-    for report in reports:
-        echo(f"{report.browser.label} ({report.manifest})")
-        for finding in report.findings:
-            line = f"  {marks[finding.level]}  {finding.check}"
-            echo(line + (f": {finding.detail}" if finding.detail else ""))
-            if finding.browser_says:
-                echo(f"        the browser says: {finding.browser_says!r}")
-            if finding.fix:
-                echo(f"        fix: {finding.fix}")
-    failed = [r.browser.key for r in reports if not r.ok]
-    echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")
+    echo(title)
+    for finding in findings:
+        line = f"  {marks[finding.level]}  {finding.check}"
+        echo(line + (f": {finding.detail}" if finding.detail else ""))
+        if finding.browser_says:
+            echo(f"        the browser says: {finding.browser_says!r}")
+        if finding.fix:
+            echo(f"        fix: {finding.fix}")

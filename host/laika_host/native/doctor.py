@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import doctor_data
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
-from .install import env_python_ok, python_from_launcher
+from .findings import Finding
+from .install import env_python_ok, read_launcher
 
 NOT_FOUND = "Specified native messaging host not found."
 FORBIDDEN = "Access to the specified native messaging host is forbidden."
@@ -33,15 +35,6 @@ FIREFOX_FORBIDDEN = (
 )
 _ORIGIN = re.compile(r"chrome-extension://[a-p]{32}/")
 PING_TIMEOUT_SECONDS = 10.0
-
-
-@dataclass(frozen=True)
-class Finding:
-    level: str  # "ok", "warn" or "fail"
-    check: str
-    detail: str = ""
-    browser_says: str | None = None
-    fix: str | None = None
 
 
 @dataclass
@@ -107,8 +100,12 @@ def _check(report: BrowserReport, options: DoctorOptions) -> None:
     launcher = Path(manifest["path"])
     if not _check_launcher(report, launcher, fix):
         return
+    install_command = _install_command(browser, options)
+    pins = read_launcher(launcher)
+    if pins is not None:
+        add(doctor_data.check_pinned(pins, install_command))
     if options.ping:
-        _check_ping(report, launcher, options)
+        _check_ping(report, launcher, options, install_command)
 
 
 def _not_found(firefox: bool) -> str:
@@ -202,7 +199,8 @@ def _check_launcher(report: BrowserReport, launcher: Path, fix: str) -> bool:
         add(Finding("fail", "host executable exists", detail, EXITED, f"`chmod +x {launcher}`"))
         return False
     add(Finding("ok", "host executable exists", str(launcher)))
-    python = python_from_launcher(launcher)
+    pins = read_launcher(launcher)
+    python = pins.python if pins else None
     if python is None:
         add(Finding("warn", "interpreter works", "the launcher is not one `laika install` wrote"))
         return True
@@ -226,7 +224,9 @@ def _check_launcher(report: BrowserReport, launcher: Path, fix: str) -> bool:
     return True
 
 
-def _check_ping(report: BrowserReport, launcher: Path, options: DoctorOptions) -> None:
+def _check_ping(
+    report: BrowserReport, launcher: Path, options: DoctorOptions, install_command: str
+) -> None:
     browser = report.browser
     if browser.family == "firefox":
         args = [str(report.manifest), (options.gecko_ids or (GECKO_ID,))[0]]
@@ -236,41 +236,57 @@ def _check_ping(report: BrowserReport, launcher: Path, options: DoctorOptions) -
         args = [chrome_origin((options.extension_ids or (DEV_EXTENSION_ID,))[0])]
     started = time.perf_counter()
     try:
-        reply, stderr = ping_host([str(launcher), *args])
+        replies, stderr = ask_host([str(launcher), *args], ["host.ping", "host.info"])
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         says = COMMUNICATION if browser.family != "firefox" else "Native application disconnected"
         detail = f"no pong: {exc}"
-        fix = f"run the launcher by hand to see its error: {launcher} {' '.join(args)}"
+        fix = f"run the launcher by hand to see its error: {launcher} {' '.join(args)} < /dev/null"
         report.findings.append(Finding("fail", "host answers host.ping", detail, says, fix))
         return
     elapsed = (time.perf_counter() - started) * 1000
-    version = reply.get("result", {}).get("version", "?")
+    version = replies["host.ping"].get("version", "?")
     detail = f"pong from laika-host {version} in {elapsed:.0f} ms (process start included)"
     report.findings.append(Finding("ok", "host answers host.ping", detail))
+    already_failed = any(
+        f.check == doctor_data.CHECK and f.level == "fail" for f in report.findings
+    )
+    reported = doctor_data.check_reported(replies["host.info"].get("data_dir"), install_command)
+    if reported is not None and not already_failed:
+        report.findings.append(reported)
     if stderr.strip():
         report.findings.append(Finding("warn", "host stderr is quiet", stderr.strip()[-300:]))
 
 
-def ping_host(command: list[str]) -> tuple[dict[str, Any], str]:
-    """Start the host as a browser would, send one host.ping, return the reply and stderr."""
-    body = json.dumps({"id": "doctor", "type": "host.ping"}).encode()
+def ask_host(command: list[str], types: list[str]) -> tuple[dict[str, dict[str, Any]], str]:
+    """Start the host as a browser would (without LAIKA_HOME, as from the desktop), send one
+    request of each type, return each result by type and the host's stderr."""
+    bodies = [json.dumps({"id": kind, "type": kind}).encode() for kind in types]
     done = subprocess.run(
         command,
-        input=struct.pack("=I", len(body)) + body,
+        input=b"".join(struct.pack("=I", len(body)) + body for body in bodies),
         capture_output=True,
         timeout=PING_TIMEOUT_SECONDS,
         check=False,
+        env=doctor_data.browser_environment(),
     )
-    out = done.stdout
-    if len(out) < 4:
-        raise ValueError(f"the host wrote no frame (exit {done.returncode})")
-    (length,) = struct.unpack("=I", out[:4])
-    reply = json.loads(out[4 : 4 + length])
-    if not isinstance(reply, dict) or reply.get("ok") is not True:
-        raise ValueError(f"unexpected reply {reply!r}")
-    if len(out) != 4 + length:
-        raise ValueError("the host wrote bytes after its frame: stdout must carry frames only")
-    return reply, done.stderr.decode("utf-8", "replace")
+    out, results = done.stdout, {}
+    for _ in types:
+        if len(out) < 4:
+            raise ValueError(f"the host wrote no frame (exit {done.returncode})")
+        (length,) = struct.unpack("=I", out[:4])
+        reply = json.loads(out[4 : 4 + length])
+        if (
+            not isinstance(reply, dict)
+            or reply.get("ok") is not True
+            or reply.get("id") not in types
+        ):
+            raise ValueError(f"unexpected reply {reply!r}")
+        result = reply.get("result")
+        results[reply["id"]] = result if isinstance(result, dict) else {}
+        out = out[4 + length :]
+    if out:
+        raise ValueError("the host wrote bytes after its frames: stdout must carry frames only")
+    return results, done.stderr.decode("utf-8", "replace")
 
 
 def _check_sandboxed_install(report: BrowserReport) -> None:

@@ -54,7 +54,8 @@ ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
     ErrorCode.UNAVAILABLE: (
         False,
         "Something the request needs cannot be used (a database written by a newer Laika, "
-        "damaged, or not readable or writable); the message names the file and what to do.",
+        "damaged, locked by another program, or not readable or writable); the message "
+        "names the file and what to do.",
     ),
     ErrorCode.INTERNAL: (False, "A bug in the host; the log file has the traceback."),
 }

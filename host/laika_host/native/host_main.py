@@ -38,8 +38,23 @@ def parse_browser_args(argv: Sequence[str]) -> Caller:
     return Caller(browser, origin, extension_id, manifest, parent, tuple(other))
 
 
+TERMINAL_NOTICE = """\
+laika host is the native-messaging host: your browser starts it (through the launcher that
+`laika install` wrote) and talks to it in binary frames on stdin and stdout, so typing here
+does nothing. To check that your browsers can reach it, run `laika doctor`. To see what it
+prints when it starts, give it no input: `laika host < /dev/null`.
+"""
+TERMINAL_EXIT = 2
+"""Started from a terminal the host has nothing to serve: like a usage error (click's 2), so
+a script that runs it by mistake notices, where 0 would claim it served a browser."""
+
+
 def run_host(argv: Sequence[str]) -> int:
-    """Serve one browser port on stdin/stdout until it closes; exit status 0."""
+    """Serve one browser port on stdin/stdout until it closes; exit status 0 (2 when stdin
+    is a terminal: no browser started it)."""
+    if os.isatty(0):
+        os.write(2, TERMINAL_NOTICE.encode())
+        return TERMINAL_EXIT
     from .stdio import protect_stdout
 
     frames_fd = protect_stdout()  # first: nothing may ever reach the real stdout

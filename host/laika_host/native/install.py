@@ -10,6 +10,7 @@ browser reads, and the launcher is a `.bat` file.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shlex
@@ -23,6 +24,7 @@ from ..paths import data_dir, ensure_private_dir
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
 
 LAUNCHER_NAME = "laika-native-host"
+HOME_VARIABLE = "LAIKA_HOME"
 
 
 def manifest_template() -> dict[str, Any]:
@@ -41,22 +43,38 @@ def launcher_path(directory: Path | None = None) -> Path:
     return (directory or data_dir() / "bin") / f"{LAUNCHER_NAME}{suffix}"
 
 
-def launcher_text(python: str = sys.executable) -> str:
-    """The script the browser executes: this interpreter, running the host module."""
+def launcher_text(python: str = sys.executable, home: Path | None = None) -> str:
+    """The script the browser executes: this interpreter, running the host module, with the
+    data directory `laika install` ran with (`home`, default: this process's)."""
+    pinned = str(home or pinned_data_dir())
     if sys.platform == "win32":
-        return f'@echo off\r\n"{python}" -m laika_host.native %*\r\n'
+        batch_home = pinned.replace("%", "%%")  # a batch file expands %NAME%
+        return (
+            f'@echo off\r\nset "{HOME_VARIABLE}={batch_home}"\r\n'
+            f'"{python}" -m laika_host.native %*\r\n'
+        )
     return (
         "#!/bin/sh\n"
         "# Written by `laika install`: runs the Laika native-messaging host with a pinned\n"
-        "# interpreter. Re-run `laika install` after moving or recreating the environment.\n"
+        "# interpreter and the data directory install ran with (so the browser's host and the\n"
+        "# CLI share one store). Re-run `laika install` after moving either.\n"
+        f"export {HOME_VARIABLE}={shlex.quote(pinned)}\n"
         f'exec {shlex.quote(python)} -m laika_host.native "$@"\n'
     )
 
 
-def write_launcher(path: Path | None = None, python: str = sys.executable) -> Path:
+def pinned_data_dir() -> Path:
+    """The data directory to pin: absolute, since the browser starts the host in a working
+    directory of its own (a relative LAIKA_HOME would name another place there)."""
+    return data_dir().absolute()
+
+
+def write_launcher(
+    path: Path | None = None, python: str = sys.executable, home: Path | None = None
+) -> Path:
     target = path or launcher_path()
     ensure_private_dir(target.parent)
-    target.write_text(launcher_text(python), encoding="utf-8", newline="")
+    target.write_text(launcher_text(python, home), encoding="utf-8", newline="")
     target.chmod(0o700)  # only this user runs it (the browser runs as this user)
     return target
 
@@ -147,19 +165,60 @@ def _unregister_windows(browser: Browser) -> None:  # pragma: no cover - Windows
         winreg.DeleteKey(winreg.HKEY_CURRENT_USER, f"{browser.windows_registry}\\{HOST_NAME}")
 
 
+@dataclass(frozen=True)
+class LauncherPins:
+    """What a launcher `laika install` wrote runs: its interpreter and its data directory
+    (None in a launcher from before data directories were pinned)."""
+
+    python: str
+    data_dir: Path | None
+
+
+def read_launcher(launcher: Path) -> LauncherPins | None:
+    """The pins of a launcher `laika install` wrote (for `laika doctor`); None for any other
+    program or an unreadable file."""
+    try:  # bytes, not read_text: universal newlines would turn a "\r" in a path into "\n"
+        text = launcher.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return read_launcher_text(text)
+
+
+def read_launcher_text(text: str) -> LauncherPins | None:
+    """`read_launcher` on the script's text: a Windows batch file or a POSIX shell script."""
+    return _read_batch(text) if text.startswith("@echo off") else _read_shell(text)
+
+
+def _read_shell(text: str) -> LauncherPins | None:
+    """Read as the shell does (shlex: quoting, newlines inside quotes), not line by line."""
+    try:
+        words = shlex.split(text, comments=True)
+    except ValueError:  # unbalanced quotes: not ours
+        return None
+    python = home = None
+    for word, following in itertools.pairwise(words):
+        if word == "exec" and python is None:
+            python = following
+        elif word == "export" and following.startswith(f"{HOME_VARIABLE}="):
+            home = Path(following.partition("=")[2])
+    return LauncherPins(python, home) if python else None
+
+
+def _read_batch(text: str) -> LauncherPins | None:  # the Windows launcher
+    python = home = None
+    for raw in text.split("\n"):  # not splitlines(): it splits at U+2028, allowed in a path
+        line = raw.strip()
+        if line.startswith(f'set "{HOME_VARIABLE}=') and line.endswith('"'):
+            home = Path(line[len(f'set "{HOME_VARIABLE}=') : -1].replace("%%", "%"))
+        elif line.startswith('"') and "-m laika_host.native" in line:
+            python = line.split('"')[1]
+    return LauncherPins(python, home) if python else None
+
+
 def python_from_launcher(launcher: Path) -> str | None:
     """The interpreter a launcher pins (for `laika doctor`)."""
-    try:
-        text = launcher.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("exec "):
-            return shlex.split(line)[1]
-        if line.startswith('"') and "-m laika_host.native" in line:
-            return line.split('"')[1]
-    return None
+    pins = read_launcher(launcher)
+    return pins.python if pins else None
 
 
 def env_python_ok(python: str) -> bool:

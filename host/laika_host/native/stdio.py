@@ -25,8 +25,11 @@ def protect_stdout() -> int:
 
 
 def _is_stream(fd: int) -> bool:
+    """Pipes and sockets go to the event loop. Character devices do not: epoll refuses
+    `/dev/null` (EPERM, raised in a callback, so the host hung with a traceback), and a
+    thread or a plain write serves a device as well as a regular file."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class StreamSink:
@@ -48,7 +51,7 @@ class StreamSink:
 
 
 class FileSink:
-    """Frames to a regular file (e.g. `laika host > frames.bin` when debugging)."""
+    """Frames to a regular file or a device (`laika host > frames.bin`, `> /dev/null`)."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -86,7 +89,7 @@ async def open_stdio(
 def _feed_from_thread(
     loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader, fd: int
 ) -> None:
-    """Regular files cannot be watched by the event loop; read them on a thread instead."""
+    """Regular files and devices cannot be watched by the event loop; read them on a thread."""
 
     def pump() -> None:
         while data := os.read(fd, 1 << 16):

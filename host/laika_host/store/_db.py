@@ -5,13 +5,17 @@ run beside one writer; every write transaction starts with `BEGIN IMMEDIATE`, so
 takes the lock up front (waiting up to `busy_timeout`) instead of failing halfway when a
 read would have to be upgraded. If the lock is still taken after that, the whole transaction
 is retried with backoff until `write_deadline` seconds have passed; only then does a caller
-see an error (`StoreBusyError`), never a bare "database is locked".
+see an error (`StoreBusyError`), never a bare "database is locked". Reads retry the same way;
+one still blocked at the deadline means another program holds the file exclusively
+(`StoreUnavailableError`, naming the processes that have it open).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -22,7 +26,8 @@ from typing import Any
 
 import aiosqlite
 
-from .errors import StoreBusyError
+from .errors import StoreBusyError, StoreError, StoreUnavailableError
+from .lock_holders import lock_holders
 from .sqlite_errors import storage_error
 
 log = logging.getLogger("laika.store")
@@ -34,6 +39,39 @@ _BUSY_WORDS = ("database is locked", "database is busy", "database table is lock
 
 Row = sqlite3.Row
 Params = tuple[Any, ...] | dict[str, Any]
+
+
+def write_deadline_seconds() -> float:
+    """How long a lock held by another process is waited for: `LAIKA_LOCK_WAIT_SECONDS`, else
+    60 s (a migration of a big file in another Laika process may take that long)."""
+    try:
+        return max(0.0, float(os.environ.get("LAIKA_LOCK_WAIT_SECONDS", WRITE_DEADLINE_SECONDS)))
+    except ValueError:
+        return WRITE_DEADLINE_SECONDS
+
+
+def busy_error(path: Path, waited: float, *, writing: bool) -> StoreError:
+    """Locked for longer than we wait: say by whom when we can see it, and what to do.
+
+    Laika's writes are short and in WAL mode its readers never wait for them, so a *read*
+    kept waiting means another program holds the file exclusively (a sqlite3 shell in
+    exclusive locking mode, a database browser): `StoreUnavailableError`, native
+    `unavailable`. A write kept waiting may be other Laika processes: `StoreBusyError`, retry.
+    """
+    holders = lock_holders(path)
+    held = f" (open in {', '.join(holders)})" if holders else ""
+    fix = (
+        "nothing was changed. Close the program that holds it (a sqlite3 shell or database "
+        "browser with the file open, or a Laika command still running) and retry."
+    )
+    if writing:
+        return StoreBusyError(
+            f"another process kept {path} locked for writing for {waited:.0f} s{held}; {fix}"
+        )
+    return StoreUnavailableError(
+        f"another program holds {path} locked, so it cannot be read (waited {waited:.0f} s)"
+        f"{held}; {fix}"
+    )
 
 
 def is_busy(error: BaseException) -> bool:
@@ -83,20 +121,23 @@ class Database:
         self._write_lock = asyncio.Lock()  # one write transaction at a time per connection
 
     @classmethod
-    async def open(cls, path: Path, *, write_deadline: float = WRITE_DEADLINE_SECONDS) -> Database:
+    async def open(cls, path: Path, *, write_deadline: float | None = None) -> Database:
         """Connect with this connection's settings; nothing is written to the file yet (a
-        file from a newer Laika must be refused untouched: see `prepare_file`)."""
+        file from a newer Laika must be refused untouched: see `prepare_file`). Locks are
+        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`)."""
+        deadline = write_deadline_seconds() if write_deadline is None else write_deadline
+        busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
-            connection = await aiosqlite.connect(
-                path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
-            )
+            connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
         connection.row_factory = sqlite3.Row
-        database = cls(connection, path, write_deadline=write_deadline)
+        database = cls(connection, path, write_deadline=deadline)
         try:
-            with _reported(path):
-                await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await connection.execute("PRAGMA foreign_keys = ON")
-                await connection.execute("PRAGMA synchronous = NORMAL")
+            for pragma in (
+                f"PRAGMA busy_timeout = {busy_ms}",
+                "PRAGMA foreign_keys = ON",
+                "PRAGMA synchronous = NORMAL",
+            ):  # these read the file: a lock another program holds already shows here
+                await database._retry_busy(functools.partial(connection.execute, pragma))
         except BaseException:
             await connection.close()
             raise
@@ -131,8 +172,8 @@ class Database:
     async def close(self) -> None:
         await self.connection.close()
 
-    async def _retry_busy(self, work: Any) -> Any:
-        deadline = time.monotonic() + self.write_deadline
+    async def _retry_busy(self, work: Any, *, writing: bool = False) -> Any:
+        started = time.monotonic()
         attempt = 0
         while True:
             try:
@@ -141,11 +182,9 @@ class Database:
             except sqlite3.OperationalError as error:
                 if not is_busy(error):
                     raise
-                if time.monotonic() >= deadline:
-                    raise StoreBusyError(
-                        f"the database {self.path} stayed locked by another process for "
-                        f"{self.write_deadline:.0f} s; close other Laika processes or retry"
-                    ) from error
+                waited = time.monotonic() - started
+                if waited >= self.write_deadline:
+                    raise busy_error(self.path, waited, writing=writing) from error
                 attempt += 1
                 await asyncio.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
 
@@ -160,10 +199,12 @@ class Database:
         """
         async with self._write_lock:
             try:
-                await self._retry_busy(lambda: self.connection.execute("BEGIN IMMEDIATE"))
+                await self._retry_busy(
+                    lambda: self.connection.execute("BEGIN IMMEDIATE"), writing=True
+                )
                 with _reported(self.path):
                     yield self.connection
-                await self._retry_busy(lambda: self.connection.execute("COMMIT"))
+                await self._retry_busy(lambda: self.connection.execute("COMMIT"), writing=True)
             except BaseException:
                 await _run_to_end(self._rollback())
                 raise

@@ -29,6 +29,17 @@ _SCHEMA_GONE = (
 )
 
 
+# SQLite's words (with SQLITE_ERROR, not SQLITE_CORRUPT) for a header it cannot read: the
+# schema format number or another header field holds a value no SQLite writes.
+_HEADER_DAMAGED = frozenset({"unsupported file format"})
+_NOT_UTF8 = "Could not decode to UTF-8"
+
+
+def _column_named(error: sqlite3.Error) -> str:
+    """`column 'body'` from Python's decode error, without the damaged text it quotes."""
+    return str(error).removeprefix(_NOT_UTF8).partition(" with text ")[0].strip()[:100]
+
+
 def primary_code(error: sqlite3.Error) -> int | None:
     """SQLite's primary result code (extended codes such as SQLITE_IOERR_WRITE folded)."""
     code = getattr(error, "sqlite_errorcode", None)
@@ -67,6 +78,10 @@ def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
             f"(mv '{path}' '{path}.broken') and Laika starts a new one, or restore it from a "
             f"backup; `sqlite3 '{path}.broken' .recover` can save what is still readable."
         )
+    if code is None and str(error).startswith(_NOT_UTF8):  # Python's, reading a bad row
+        return damaged_error(path, f"a stored text ({_column_named(error)}) is not valid UTF-8")
+    if code == sqlite3.SQLITE_ERROR and str(error) in _HEADER_DAMAGED:
+        return damaged_error(path, f"its header is damaged ({error})")
     if code == sqlite3.SQLITE_ERROR and any(words in str(error) for words in _SCHEMA_GONE):
         return damaged_error(path, f"part of its schema is missing or was changed ({error})")
     if code in _UNAVAILABLE:

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from ..paths import data_dir, ensure_private_dir, tighten_file
-from ._db import WRITE_DEADLINE_SECONDS, Database
+from ._db import Database
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
@@ -66,7 +66,7 @@ class Store:
 async def open_store(
     path: Path | None = None,
     *,
-    write_deadline: float = WRITE_DEADLINE_SECONDS,
+    write_deadline: float | None = None,
     recover_jobs: bool = True,
     retry_base_ms: int | None = None,
 ) -> AsyncIterator[Store]:
