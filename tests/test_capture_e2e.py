@@ -48,6 +48,14 @@ SAVE_KEYS = set(
     ]
 )
 """What this host's `sources.save_page` accepts (it rejects unknown keys)."""
+TALL = (1280, 6000)
+"""The viewport (CSS px) the tests give a page unless they say otherwise: tall enough to hold
+each fixture whole. Capture keeps a transparent or flattened box that starts below the fold
+(reveal on scroll), so a "dropped" block must be in view for its check to mean anything."""
+FOLD = (800, 600)
+"""An ordinary window, for the tests about the fold itself."""
+MEASURE = "[innerWidth, innerHeight, document.documentElement.scrollHeight]"
+"""What a test reads to check the viewport it asked for took effect and holds the page."""
 
 
 def _need(binary: str | None, name: str) -> str:
@@ -56,6 +64,26 @@ def _need(binary: str | None, name: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(f"{name} is not installed; .ci/run must apt-get install it")
     pytest.skip(f"{name} is not installed here (CI installs it; apt-get install {name})")
+
+
+def emulate_viewport(devtools: DevTools, session_id: str, viewport: tuple[int, int]) -> None:
+    """Give the tab of `session_id` a viewport of `viewport` CSS px (as a window that size)."""
+    width, height = viewport
+    devtools.call(
+        "Emulation.setDeviceMetricsOverride",
+        session_id,
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+
+
+def assert_holds_page(measured: list[int], viewport: tuple[int, int]) -> None:
+    """`measured` (MEASURE read in the page): the viewport asked for, holding the whole page."""
+    width, height, page_height = measured
+    assert (width, height) == viewport, f"the viewport is {width}x{height}, not {viewport}"
+    assert page_height <= height, f"the page ({page_height} px) is taller than its viewport"
 
 
 def page_function(name: str) -> str:
@@ -80,11 +108,13 @@ class Browser:
         args = [*HEADLESS_FLAGS, f"--user-data-dir={profile}", "about:blank"]
         self.devtools = DevTools(chromium, args, dict(os.environ), timeout=60)
 
-    def open(self, url: str) -> str:
-        """A session attached to a new tab that has loaded `url` (frames included)."""
+    def open(self, url: str, viewport: tuple[int, int] = TALL) -> str:
+        """A session attached to a new tab with a `viewport` window that has loaded `url`
+        (frames included)."""
         target = self.devtools.call("Target.createTarget", url="about:blank")["targetId"]
         session = self.devtools.call("Target.attachToTarget", targetId=target, flatten=True)
         session_id = str(session["sessionId"])
+        emulate_viewport(self.devtools, session_id, viewport)
         self.navigate(session_id, url)
         return session_id
 
@@ -176,6 +206,7 @@ def test_serializer_keeps_what_the_user_sees(
 ) -> None:
     url = f"{site.base}/notes/observatory?ref=feed"
     session = browser.open(url)
+    assert_holds_page(browser.evaluate(session, MEASURE), TALL)
     page = browser.run_isolated(session, serialize_page, {"mode": "auto"})
     html = page["html"]
     assert page["url"] == url
@@ -598,6 +629,7 @@ def test_serialized_words_are_the_rendered_words(
     html, every, on_screen = tree
     session = _blank_session(browser, site)
     browser.evaluate(session, f"document.body.innerHTML = {json.dumps(html)}")
+    assert_holds_page(browser.evaluate(session, MEASURE), TALL)  # all in view: judged as rendered
     page = browser.run_isolated(session, serialize_page, {})
     words = [w for w in lxml.html.fromstring(page["html"]).text_content().split() if w in every]
     assert words == on_screen
@@ -611,6 +643,88 @@ def _blank_session(browser: Browser, site: Site) -> str:
     if id(browser) not in _SESSIONS:
         _SESSIONS[id(browser)] = browser.open(f"{site.base}/frame")
     return _SESSIONS[id(browser)]
+
+
+# --- the fold: what waits below the viewport is kept (reveal on scroll) ------------------------
+
+_FOLD_SESSIONS: dict[int, str] = {}
+
+
+def _fold_session(browser: Browser, site: Site, html: str, scroll: int = 0) -> str:
+    """A page with an ordinary FOLD viewport showing `html`, scrolled down `scroll` px."""
+    if id(browser) not in _FOLD_SESSIONS:
+        _FOLD_SESSIONS[id(browser)] = browser.open(f"{site.base}/frame", viewport=FOLD)
+    session = _FOLD_SESSIONS[id(browser)]
+    browser.evaluate(
+        session,
+        f"document.body.style.margin = '0'; document.body.innerHTML = {json.dumps(html)};"
+        f" scrollTo(0, {scroll}); scrollY",
+    )
+    width, height, _ = browser.evaluate(session, MEASURE)
+    assert (width, height) == FOLD, f"the viewport is {width}x{height}, not {FOLD}"
+    assert browser.evaluate(session, "scrollY") == scroll
+    return session
+
+
+def test_a_hidden_box_below_the_fold_is_kept_and_one_in_view_is_not(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    """Script-driven reveal on scroll (framer-motion, GSAP) sets opacity:0 or scale(0) inline
+    with no CSS transition; below the fold that is a section waiting, in view it is hidden."""
+    in_view = "Suppressed transparent opening lines about the Oort cloud"
+    faded = "Scripted fade reveals a section about the Kuiper belt"
+    scaled = "Scripted zoom reveals a section about trojan asteroids"
+    html = (
+        f'<p style="opacity: 0">{in_view}</p><div style="height: 2000px"></div>'
+        f'<section style="opacity: 0"><h2>Kuiper belt</h2><p>{faded}.</p></section>'
+        f'<section style="transform: scale(0)"><p>{scaled}.</p></section>'
+    )
+    session = _fold_session(browser, site, html)
+    page = browser.run_isolated(session, serialize_page, {})
+    assert in_view not in page["html"]
+    assert faded in page["html"]
+    assert scaled in page["html"]
+    markdown = save_and_get(host, page, "Fold")["markdown"]
+    assert in_view not in markdown
+    assert faded in markdown
+    assert scaled in markdown
+
+
+FOLD_HIDERS = {
+    "opacity: 0": 0,
+    "opacity: 0.01": 0,
+    "transform: scale(0)": 20,  # flattened to its centre, 20 px down its 40 px box
+    "transform: rotateX(90deg)": 20,
+    "scale: 1 0": 20,
+}
+"""Styles hiding a 40 px box, and where its box then starts (getBoundingClientRect().top)
+relative to the box's place in the flow."""
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    hider=st.sampled_from(sorted(FOLD_HIDERS)),
+    place=st.integers(0, 1600),
+    scroll=st.integers(0, 800),
+)
+def test_a_hidden_box_is_kept_exactly_when_it_starts_below_the_viewport(
+    browser: Browser, site: Site, serialize_page: str, hider: str, place: int, scroll: int
+) -> None:
+    """Above the viewport (scrolled past) and in it: dropped; at or past its bottom: kept."""
+    words = "Boundary marker about the heliopause"
+    html = (
+        f'<div style="height: {place}px"></div>'
+        f'<p style="margin: 0; height: 40px; {hider}">{words}</p>'
+        '<div style="height: 3000px"></div>'
+    )
+    session = _fold_session(browser, site, html, scroll)
+    page = browser.run_isolated(session, serialize_page, {})
+    below = place + FOLD_HIDERS[hider] - scroll >= FOLD[1]
+    assert (words in page["html"]) is below
 
 
 # --- selection ---------------------------------------------------------------------------------
