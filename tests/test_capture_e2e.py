@@ -37,6 +37,7 @@ from capture_site import (
     serve_site,
 )
 from cdp_pipe import HEADLESS_FLAGS, DevTools
+from marionette import Marionette
 from native_client import Client, HostProcess
 from support import REPO, SCHEMA_DIR
 
@@ -79,11 +80,25 @@ def emulate_viewport(devtools: DevTools, session_id: str, viewport: tuple[int, i
     )
 
 
-def assert_holds_page(measured: list[int], viewport: tuple[int, int]) -> None:
-    """`measured` (MEASURE read in the page): the viewport asked for, holding the whole page."""
+def assert_holds_page(measured: list[int], viewport: tuple[int, int] | None = None) -> None:
+    """`measured` (MEASURE read in the page): a viewport holding the whole page, and exactly
+    `viewport` if given (Firefox's window size also holds its toolbars: none given there)."""
     width, height, page_height = measured
-    assert (width, height) == viewport, f"the viewport is {width}x{height}, not {viewport}"
-    assert page_height <= height, f"the page ({page_height} px) is taller than its viewport"
+    assert viewport is None or (width, height) == viewport, f"the viewport is {width}x{height}"
+    assert page_height <= height, (
+        f"the page ({page_height} px) is taller than its {height} px viewport"
+    )
+
+
+def firefox_open(marionette: Marionette, url: str) -> None:
+    """Load `url` in Firefox's current tab, its window TALL, and check the page fits in it
+    (the window holds the toolbars too, so the viewport is a little shorter)."""
+    width, height = TALL
+    marionette.call("WebDriver:SetWindowRect", width=width, height=height)
+    marionette.call("WebDriver:Navigate", url=url)
+    assert_holds_page(
+        marionette.call("WebDriver:ExecuteScript", script=f"return {MEASURE};")["value"]
+    )
 
 
 def page_function(name: str) -> str:
@@ -845,6 +860,18 @@ class _Worker:
         return result.get("value")
 
 
+def _tall_tab(devtools: DevTools, url: str) -> None:
+    """Give the tab showing `url` a TALL viewport, checked to hold the page."""
+    infos = devtools.call("Target.getTargets")["targetInfos"]
+    assert isinstance(infos, list)
+    target = next(info for info in infos if info["type"] == "page" and info["url"] == url)
+    attached = devtools.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
+    session = str(attached["sessionId"])
+    emulate_viewport(devtools, session, TALL)
+    reply = devtools.call("Runtime.evaluate", session, expression=MEASURE, returnByValue=True)
+    assert_holds_page(reply["result"]["value"], TALL)
+
+
 def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
     log = home / "logs" / "host.log"
     deadline = time.monotonic() + 60
@@ -901,6 +928,7 @@ def test_save_page_through_the_extension_keeps_what_the_user_sees(
             " return null; })()"
         )
         assert isinstance(tab_id, int), "the fixture tab did not load"
+        _tall_tab(devtools, url)
         saved = worker.evaluate(
             f"globalThis.laika.savePage({tab_id}, {{collection: 'Observatory', mode: 'auto'}})"
         )
@@ -954,7 +982,7 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     from laika_host.native.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
 
-    from marionette import Marionette, active_port
+    from marionette import active_port
     from support import run_laika
 
     firefox = _need(FIREFOX, "firefox-esr")
@@ -979,6 +1007,7 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     try:
         marionette = Marionette(active_port(profile))
         marionette.call("WebDriver:NewSession", capabilities={})
+        firefox_open(marionette, url)  # the tab the command line opened, reloaded
         marionette.call("Marionette:SetContext", value="chrome")
         deadline = time.monotonic() + 60
         while True:
@@ -1017,7 +1046,7 @@ def test_firefox_serializer_keeps_what_the_user_sees(
     styles and checkVisibility), run in the page as a content script through Marionette."""
     from test_browser_e2e import FIREFOX
 
-    from marionette import Marionette, active_port
+    from marionette import active_port
 
     firefox = _need(FIREFOX, "firefox-esr")
     profile = tmp_path / "ff-profile"
@@ -1035,7 +1064,7 @@ def test_firefox_serializer_keeps_what_the_user_sees(
     try:
         marionette = Marionette(active_port(profile))
         marionette.call("WebDriver:NewSession", capabilities={})
-        marionette.call("WebDriver:Navigate", url=f"{site.base}/notes/observatory")
+        firefox_open(marionette, f"{site.base}/notes/observatory")
         page = marionette.call(
             "WebDriver:ExecuteScript",
             script=f"return ({serialize_page})(arguments[0]);",
