@@ -37,6 +37,7 @@ from capture_site import (
     serve_site,
 )
 from cdp_pipe import HEADLESS_FLAGS, DevTools
+from marionette import Marionette
 from native_client import Client, HostProcess
 from support import REPO, SCHEMA_DIR
 
@@ -48,6 +49,14 @@ SAVE_KEYS = set(
     ]
 )
 """What this host's `sources.save_page` accepts (it rejects unknown keys)."""
+TALL = (1280, 6000)
+"""The viewport (CSS px) the tests give a page unless they say otherwise: tall enough to hold
+each fixture whole. Capture keeps a transparent or flattened box that starts below the fold
+(reveal on scroll), so a "dropped" block must be in view for its check to mean anything."""
+FOLD = (800, 600)
+"""An ordinary window, for the tests about the fold itself."""
+MEASURE = "[innerWidth, innerHeight, document.documentElement.scrollHeight]"
+"""What a test reads to check the viewport it asked for took effect and holds the page."""
 
 
 def _need(binary: str | None, name: str) -> str:
@@ -56,6 +65,40 @@ def _need(binary: str | None, name: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(f"{name} is not installed; .ci/run must apt-get install it")
     pytest.skip(f"{name} is not installed here (CI installs it; apt-get install {name})")
+
+
+def emulate_viewport(devtools: DevTools, session_id: str, viewport: tuple[int, int]) -> None:
+    """Give the tab of `session_id` a viewport of `viewport` CSS px (as a window that size)."""
+    width, height = viewport
+    devtools.call(
+        "Emulation.setDeviceMetricsOverride",
+        session_id,
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+
+
+def assert_holds_page(measured: list[int], viewport: tuple[int, int] | None = None) -> None:
+    """`measured` (MEASURE read in the page): a viewport holding the whole page, and exactly
+    `viewport` if given (Firefox's window size also holds its toolbars: none given there)."""
+    width, height, page_height = measured
+    assert viewport is None or (width, height) == viewport, f"the viewport is {width}x{height}"
+    assert page_height <= height, (
+        f"the page ({page_height} px) is taller than its {height} px viewport"
+    )
+
+
+def firefox_open(marionette: Marionette, url: str) -> None:
+    """Load `url` in Firefox's current tab, its window TALL, and check the page fits in it
+    (the window holds the toolbars too, so the viewport is a little shorter)."""
+    width, height = TALL
+    marionette.call("WebDriver:SetWindowRect", width=width, height=height)
+    marionette.call("WebDriver:Navigate", url=url)
+    assert_holds_page(
+        marionette.call("WebDriver:ExecuteScript", script=f"return {MEASURE};")["value"]
+    )
 
 
 def page_function(name: str) -> str:
@@ -80,11 +123,13 @@ class Browser:
         args = [*HEADLESS_FLAGS, f"--user-data-dir={profile}", "about:blank"]
         self.devtools = DevTools(chromium, args, dict(os.environ), timeout=60)
 
-    def open(self, url: str) -> str:
-        """A session attached to a new tab that has loaded `url` (frames included)."""
+    def open(self, url: str, viewport: tuple[int, int] = TALL) -> str:
+        """A session attached to a new tab with a `viewport` window that has loaded `url`
+        (frames included)."""
         target = self.devtools.call("Target.createTarget", url="about:blank")["targetId"]
         session = self.devtools.call("Target.attachToTarget", targetId=target, flatten=True)
         session_id = str(session["sessionId"])
+        emulate_viewport(self.devtools, session_id, viewport)
         self.navigate(session_id, url)
         return session_id
 
@@ -176,6 +221,7 @@ def test_serializer_keeps_what_the_user_sees(
 ) -> None:
     url = f"{site.base}/notes/observatory?ref=feed"
     session = browser.open(url)
+    assert_holds_page(browser.evaluate(session, MEASURE), TALL)
     page = browser.run_isolated(session, serialize_page, {"mode": "auto"})
     html = page["html"]
     assert page["url"] == url
@@ -598,6 +644,7 @@ def test_serialized_words_are_the_rendered_words(
     html, every, on_screen = tree
     session = _blank_session(browser, site)
     browser.evaluate(session, f"document.body.innerHTML = {json.dumps(html)}")
+    assert_holds_page(browser.evaluate(session, MEASURE), TALL)  # all in view: judged as rendered
     page = browser.run_isolated(session, serialize_page, {})
     words = [w for w in lxml.html.fromstring(page["html"]).text_content().split() if w in every]
     assert words == on_screen
@@ -611,6 +658,88 @@ def _blank_session(browser: Browser, site: Site) -> str:
     if id(browser) not in _SESSIONS:
         _SESSIONS[id(browser)] = browser.open(f"{site.base}/frame")
     return _SESSIONS[id(browser)]
+
+
+# --- the fold: what waits below the viewport is kept (reveal on scroll) ------------------------
+
+_FOLD_SESSIONS: dict[int, str] = {}
+
+
+def _fold_session(browser: Browser, site: Site, html: str, scroll: int = 0) -> str:
+    """A page with an ordinary FOLD viewport showing `html`, scrolled down `scroll` px."""
+    if id(browser) not in _FOLD_SESSIONS:
+        _FOLD_SESSIONS[id(browser)] = browser.open(f"{site.base}/frame", viewport=FOLD)
+    session = _FOLD_SESSIONS[id(browser)]
+    browser.evaluate(
+        session,
+        f"document.body.style.margin = '0'; document.body.innerHTML = {json.dumps(html)};"
+        f" scrollTo(0, {scroll}); scrollY",
+    )
+    width, height, _ = browser.evaluate(session, MEASURE)
+    assert (width, height) == FOLD, f"the viewport is {width}x{height}, not {FOLD}"
+    assert browser.evaluate(session, "scrollY") == scroll
+    return session
+
+
+def test_a_hidden_box_below_the_fold_is_kept_and_one_in_view_is_not(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    """Script-driven reveal on scroll (framer-motion, GSAP) sets opacity:0 or scale(0) inline
+    with no CSS transition; below the fold that is a section waiting, in view it is hidden."""
+    in_view = "Suppressed transparent opening lines about the Oort cloud"
+    faded = "Scripted fade reveals a section about the Kuiper belt"
+    scaled = "Scripted zoom reveals a section about trojan asteroids"
+    html = (
+        f'<p style="opacity: 0">{in_view}</p><div style="height: 2000px"></div>'
+        f'<section style="opacity: 0"><h2>Kuiper belt</h2><p>{faded}.</p></section>'
+        f'<section style="transform: scale(0)"><p>{scaled}.</p></section>'
+    )
+    session = _fold_session(browser, site, html)
+    page = browser.run_isolated(session, serialize_page, {})
+    assert in_view not in page["html"]
+    assert faded in page["html"]
+    assert scaled in page["html"]
+    markdown = save_and_get(host, page, "Fold")["markdown"]
+    assert in_view not in markdown
+    assert faded in markdown
+    assert scaled in markdown
+
+
+FOLD_HIDERS = {
+    "opacity: 0": 0,
+    "opacity: 0.01": 0,
+    "transform: scale(0)": 20,  # flattened to its centre, 20 px down its 40 px box
+    "transform: rotateX(90deg)": 20,
+    "scale: 1 0": 20,
+}
+"""Styles hiding a 40 px box, and where its box then starts (getBoundingClientRect().top)
+relative to the box's place in the flow."""
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    hider=st.sampled_from(sorted(FOLD_HIDERS)),
+    place=st.integers(0, 1600),
+    scroll=st.integers(0, 800),
+)
+def test_a_hidden_box_is_kept_exactly_when_it_starts_below_the_viewport(
+    browser: Browser, site: Site, serialize_page: str, hider: str, place: int, scroll: int
+) -> None:
+    """Above the viewport (scrolled past) and in it: dropped; at or past its bottom: kept."""
+    words = "Boundary marker about the heliopause"
+    html = (
+        f'<div style="height: {place}px"></div>'
+        f'<p style="margin: 0; height: 40px; {hider}">{words}</p>'
+        '<div style="height: 3000px"></div>'
+    )
+    session = _fold_session(browser, site, html, scroll)
+    page = browser.run_isolated(session, serialize_page, {})
+    below = place + FOLD_HIDERS[hider] - scroll >= FOLD[1]
+    assert (words in page["html"]) is below
 
 
 # --- selection ---------------------------------------------------------------------------------
@@ -731,6 +860,18 @@ class _Worker:
         return result.get("value")
 
 
+def _tall_tab(devtools: DevTools, url: str) -> None:
+    """Give the tab showing `url` a TALL viewport, checked to hold the page."""
+    infos = devtools.call("Target.getTargets")["targetInfos"]
+    assert isinstance(infos, list)
+    target = next(info for info in infos if info["type"] == "page" and info["url"] == url)
+    attached = devtools.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
+    session = str(attached["sessionId"])
+    emulate_viewport(devtools, session, TALL)
+    reply = devtools.call("Runtime.evaluate", session, expression=MEASURE, returnByValue=True)
+    assert_holds_page(reply["result"]["value"], TALL)
+
+
 def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
     log = home / "logs" / "host.log"
     deadline = time.monotonic() + 60
@@ -787,6 +928,7 @@ def test_save_page_through_the_extension_keeps_what_the_user_sees(
             " return null; })()"
         )
         assert isinstance(tab_id, int), "the fixture tab did not load"
+        _tall_tab(devtools, url)
         saved = worker.evaluate(
             f"globalThis.laika.savePage({tab_id}, {{collection: 'Observatory', mode: 'auto'}})"
         )
@@ -840,7 +982,7 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     from laika_host.native.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
 
-    from marionette import Marionette, active_port
+    from marionette import active_port
     from support import run_laika
 
     firefox = _need(FIREFOX, "firefox-esr")
@@ -865,6 +1007,7 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     try:
         marionette = Marionette(active_port(profile))
         marionette.call("WebDriver:NewSession", capabilities={})
+        firefox_open(marionette, url)  # the tab the command line opened, reloaded
         marionette.call("Marionette:SetContext", value="chrome")
         deadline = time.monotonic() + 60
         while True:
@@ -903,7 +1046,7 @@ def test_firefox_serializer_keeps_what_the_user_sees(
     styles and checkVisibility), run in the page as a content script through Marionette."""
     from test_browser_e2e import FIREFOX
 
-    from marionette import Marionette, active_port
+    from marionette import active_port
 
     firefox = _need(FIREFOX, "firefox-esr")
     profile = tmp_path / "ff-profile"
@@ -921,7 +1064,7 @@ def test_firefox_serializer_keeps_what_the_user_sees(
     try:
         marionette = Marionette(active_port(profile))
         marionette.call("WebDriver:NewSession", capabilities={})
-        marionette.call("WebDriver:Navigate", url=f"{site.base}/notes/observatory")
+        firefox_open(marionette, f"{site.base}/notes/observatory")
         page = marionette.call(
             "WebDriver:ExecuteScript",
             script=f"return ({serialize_page})(arguments[0]);",

@@ -23,8 +23,10 @@
 //   transform/scale/rotate for a flattened one, height/width (min-, max-, logical) for a
 //   zero-area one, or `all`. Animate-on-scroll sections (opacity:0 and a translate until
 //   they scroll in) and collapsed accordions (max-height:0, overflow hidden) look like
-//   this, and the reader expects them saved. A plain opacity:0 block stays dropped; a page
-//   could add a transition to smuggle text, the price of not losing real sections.
+//   this, and the reader expects them saved. So is a transparent or flattened box that starts
+//   below the viewport: reveal-on-scroll sections faded in by script have no transition to
+//   see. A plain opacity:0 block in or above the viewport stays dropped; a page could use
+//   either exception to smuggle text, the price of not losing real sections.
 // - an element's own text, which its children may show again: visibility other than
 //   visible, a font size under 1px, and a fill colour under 0.05 alpha (color or
 //   -webkit-text-fill-color: transparent) unless the text is painted another way
@@ -234,13 +236,21 @@ export function serializePage(options = {}) {
     return names.some((name, i) => properties.has(name.trim()) && parseFloat(durations[i % durations.length]) > 0);
   }
 
+  // Whether the box starts below the viewport: reveal-on-scroll sections wait there, often
+  // faded or scaled in by script (framer-motion, GSAP) with no CSS transition to see. A box
+  // in or above the viewport that is still transparent is one the reader does not see.
+  function belowTheFold(element) {
+    const view = element.ownerDocument.defaultView;
+    return !!view && element.getBoundingClientRect().top >= view.innerHeight;
+  }
+
   // Whether a box rule hides the element with all it contains (see the module comment).
   function unseenBox(element, name, style) {
     const display = style.display;
     if (display === "contents") return false; // no box of its own: none of these apply
-    if (parseFloat(style.opacity) < FAINT) return !appearing(style, FADES);
+    if (parseFloat(style.opacity) < FAINT) return !appearing(style, FADES) && !belowTheFold(element);
     if (UNBOXED.has(display)) return false; // transforms, containment, overflow skip these boxes
-    if (flattened(style)) return !appearing(style, UNFOLDS);
+    if (flattened(style)) return !appearing(style, UNFOLDS) && !belowTheFold(element);
     if (style.contentVisibility === "hidden" && element.getAttribute("hidden")?.toLowerCase() !== "until-found") return true;
     if (VOID.has(name) || REPLACED.has(name) || element.namespaceURI !== XHTML) return false;
     const clipsX = style.overflowX !== "visible";
