@@ -4,9 +4,9 @@
 // Protocol: docs/PROTOCOL.md; the client itself is lib/host.js.
 
 import { HostClient } from "./lib/host.js";
-import { serializePage } from "./lib/capture.js";
+import { savePagePayload, selectionLinks, serializePage } from "./lib/capture.js";
 import { pickTab } from "./lib/citations.js";
-import { findQuoteInPage, selectionLinks } from "./lib/page_probes.js";
+import { findQuoteInPage } from "./lib/page_probes.js";
 
 const HOST_NAME = "com.laika.host";
 const PANEL_PORT = "laika-panel";
@@ -74,7 +74,11 @@ async function inject(tabId, func, args = []) {
 }
 
 async function capturePage(tabId, mode) {
-  const page = await inject(tabId, serializePage, [{ mode }]);
+  const stored = await api.storage?.local?.get("laikaPanel").catch(() => null);
+  const defaults = stored?.laikaPanel?.capture ?? {};
+  const options = { mode: mode ?? defaults.mode ?? "auto" };
+  if (defaults.maxChars) options.maxChars = defaults.maxChars;
+  const page = await inject(tabId, serializePage, [options]);
   if (!page || !isWeb(page.url)) throw new Error("only http(s) pages can be saved");
   if (mode === "selection" && !page.selection_html) {
     throw new Error("nothing is selected on the page: select some text, then save the selection");
@@ -82,22 +86,12 @@ async function capturePage(tabId, mode) {
   return page;
 }
 
-/** The save_page payload: only the keys the protocol knows (the host rejects others). */
-function savePayload(page, collection, mode) {
-  const payload = { url: page.url, html: page.html, collection };
-  for (const key of ["title", "selection_html", "canonical_url", "lang"]) {
-    if (page[key] !== undefined && page[key] !== null && page[key] !== "") payload[key] = page[key];
-  }
-  if (mode && mode !== "auto") payload.mode = mode;
-  return payload;
-}
-
 /** Capture the tab's page as the user sees it and store it; resolves with the host's result. */
-async function savePage(tabId, { collection = "Inbox", mode = "auto" } = {}, onEvent = undefined) {
+async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, onEvent = undefined) {
   try {
     const tab = await targetTab(tabId);
     const page = await capturePage(tab.id, mode);
-    const saved = await request("sources.save_page", savePayload(page, collection, mode), onEvent);
+    const saved = await request("sources.save_page", savePagePayload(page, collection), onEvent);
     extra.lastSaved = { id: saved.source?.id, outcome: saved.outcome, title: saved.source?.title };
     extra.lastSaveError = null;
     publishState();
@@ -152,8 +146,9 @@ async function selectionLinksOf(tabId) {
 
 async function summarize(tabId, collection, provider, onEvent) {
   const tab = await targetTab(tabId);
-  const page = await capturePage(tab.id, "auto");
-  const payload = savePayload(page, collection, "auto");
+  const page = await capturePage(tab.id, undefined);
+  const payload = savePagePayload(page, collection);
+  delete payload.mode; // page.summarize takes no capture mode
   if (provider) payload.provider = provider;
   return request("page.summarize", payload, onEvent);
 }
@@ -329,7 +324,7 @@ async function saveLinksByUser(tab) {
 }
 
 const MENU = {
-  "laika-save-page": (tab) => saveByUser(tab, "auto"),
+  "laika-save-page": (tab) => saveByUser(tab, undefined),
   "laika-save-selection": (tab) => saveByUser(tab, "selection"),
   "laika-save-links": (tab) => saveLinksByUser(tab),
   "laika-open-panel": (tab) => openPanel(tab),
@@ -351,7 +346,7 @@ api.contextMenus.onClicked.addListener((info, tab) => {
 
 api.commands?.onCommand.addListener((command, tab) => {
   if (command === "open-panel") openPanel(tab);
-  else if (command === "save-page") saveByUser(tab, "auto");
+  else if (command === "save-page") saveByUser(tab, undefined);
   else if (command === "save-selection") saveByUser(tab, "selection");
 });
 

@@ -13,26 +13,3 @@ export function findQuoteInPage(quote) {
   if (!wanted) return false;
   return ` ${words(document.body?.innerText)} `.includes(` ${wanted} `);
 }
-
-/** The http(s) links inside the current selection, each once: [{url, text}]. */
-export function selectionLinks() {
-  const selection = window.getSelection();
-  if (!selection || selection.isCollapsed) return [];
-  const seen = new Set();
-  const links = [];
-  for (let i = 0; i < selection.rangeCount; i++) {
-    const range = selection.getRangeAt(i);
-    const root = range.commonAncestorContainer;
-    const scope = root.nodeType === 1 ? root : root.parentElement;
-    const anchors = scope?.closest?.("a[href]") ? [scope.closest("a[href]")] : [];
-    anchors.push(...(scope?.querySelectorAll?.("a[href]") ?? []));
-    for (const anchor of anchors) {
-      if (!range.intersectsNode(anchor)) continue;
-      const url = anchor.href;
-      if (!/^https?:\/\//i.test(url) || seen.has(url)) continue;
-      seen.add(url);
-      links.push({ url, text: (anchor.textContent ?? "").trim().slice(0, 300) || url });
-    }
-  }
-  return links;
-}
