@@ -3,6 +3,7 @@ with a recording model server streaming `delta` events."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -154,3 +155,55 @@ def test_a_reply_over_the_bound_is_answered_and_saved_as_partial(tmp_path: Path)
     assert saved["model"] == {"provider": "rec", "model": "m", "status": "partial"}
     assert alive["ok"]
     assert not host.malformed
+
+
+def test_answer_html_links_verified_markers_and_flags_the_rest(tmp_path: Path) -> None:
+    """A real host: each citation gets its source's title and a state, `answer_html` links
+    the verified marker to its `#:~:text=` locator and flags the others, in the reply and in
+    chat.history."""
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    server = None
+    try:
+        saved = client.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
+        doc_id = f"src:{saved['result']['source']['id']}"
+        citations = [
+            {"doc_id": doc_id, "quote": "the moon pulls the oceans"},
+            {"doc_id": doc_id, "quote": "the moon pushes the oceans"},
+            {"doc_id": "src:elsewhere", "quote": "anything"},
+        ]
+        markdown = "The moon [1], not [2], nor [3]."
+        reply = json.dumps({"assistant": {"markdown": markdown}, "citations": citations})
+        server = ProviderServer([Reply(chunks=openai_sse([reply]))])
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        answer = client.call("chat.ask", {"question": "What does the moon do?", "provider": "rec"})
+        offline = client.call(
+            "chat.ask", {"question": "Why does high tide come twice a day?", "provider": "offline"}
+        )
+        history = client.call("chat.history", {})
+    finally:
+        host.kill()
+        if server is not None:
+            server.close()
+    result = answer["result"]
+    assert [c["state"] for c in result["citations"]] == ["verified", "unverified", "rejected"]
+    title = saved["result"]["source"]["title"]
+    assert [c["title"] for c in result["citations"]] == [title, title, None]
+    locator = result["citations"][0]["locator"]
+    assert "#:~:text=" in locator
+    expected = (
+        f'<p>The moon <a class="citation" href="{html.escape(locator)}" '
+        'rel="noopener noreferrer nofollow ugc">[1]</a>, not '
+        '<span class="citation-unverified">[2]</span>, nor '
+        '<span class="citation-unverified">[3]</span>.</p>\n'
+    )
+    assert result["answer_html"] == expected
+    offline_html = offline["result"]["answer_html"]
+    assert offline_html.count('class="citation"') == len(offline["result"]["citations"]) > 0
+    answers = [e for e in history["result"]["events"] if e["role"] == "assistant"]
+    assert answers[0]["answer_html"] == expected
+    assert answers[1]["answer_html"] == offline_html
+    assert all("answer_html" not in e for e in history["result"]["events"] if e["role"] == "user")

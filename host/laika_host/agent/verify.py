@@ -34,6 +34,7 @@ __all__ = [
     "VerifiedCitation",
     "nearest_heading",
     "normalize",
+    "state_of",
     "text_fragment_url",
     "verify_citations",
 ]
@@ -52,6 +53,16 @@ _HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive:
 MAX_MARKER_WARNINGS = 5
 
 Method = Literal["exact", "elided", "none"]
+State = Literal["verified", "unverified", "rejected"]
+
+
+def state_of(verified: bool, reason: str | None) -> State:
+    """What the UI shows: every reason set here starts with `rejected:` (the citation names
+    no packed source, or is not a valid citation) or `unverified:` (a real source, but the
+    quote is not in its text); a citation stored before `state` existed gets the same rule."""
+    if verified:
+        return "verified"
+    return "rejected" if (reason or "").startswith("rejected") else "unverified"
 
 
 @dataclass(frozen=True)
@@ -78,12 +89,19 @@ class VerifiedCitation:
     locator: str | None = None
     heading: str | None = None
     marker: int | None = None
+    title: str | None = None
+
+    @property
+    def state(self) -> State:
+        return state_of(self.verified, self.reason)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "source_id": self.source_id,
             "doc_id": self.doc_id,
             "url": self.url,
+            "title": self.title,
+            "state": self.state,
             "quote": self.quote,
             "locator": self.locator,
             "heading": self.heading,
@@ -186,6 +204,7 @@ def _verify_one(
         claimed.reason = "rejected: doc_id and source_id name different sources"
         return claimed
     claimed.source_id, claimed.doc_id, claimed.url = source.source_id, source.doc_id, source.url
+    claimed.title = source.title
     parts = quote_parts(quote)
     if not parts:
         claimed.reason = "unverified: the quote has no words"

@@ -6,14 +6,19 @@ the verified answer. Provider problems become `provider_error` replies with the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm.config import ProviderConfig, select_provider
 from ..llm.errors import LlmError
+from ..render.answer_html import answer_to_html
+from ..store.records import ChatEvent
 from .chat_models import ChatAsk, ChatHistory, PageSummarize
 from .errors import ErrorCode, HostError
 from .router import RequestContext
 from .store_handlers import capture_observed, observed_html, store_errors
+
+if TYPE_CHECKING:
+    from ..agent.flows import Answer
 
 
 def _provider(provider_id: str | None) -> ProviderConfig | None:
@@ -36,14 +41,33 @@ async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
     )
-    return answer.to_json()
+    return answer_result(answer)
+
+
+def answer_result(answer: Answer) -> dict[str, Any]:
+    """The answer as sent: its fields plus the rendered `answer_html`."""
+    return {
+        **answer.to_json(),
+        "answer_html": answer_to_html(answer.answer_markdown, answer.citations),
+    }
+
+
+def history_event(event: ChatEvent) -> dict[str, Any]:
+    """A chat event as sent: an assistant's answer also rendered (on read: stored events
+    predate `answer_html`, and rendering is fast)."""
+    shown = event.to_json()
+    if event.role == "assistant":
+        citations = [c for c in event.citations if isinstance(c, dict)]
+        shown["answer_html"] = answer_to_html(event.markdown, citations)
+    return shown
 
 
 @store_errors
 async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     collection = await store.collections.get(payload.collection)
-    return {"events": await store.chat.list(collection.id, limit=payload.limit)}
+    events = await store.chat.list(collection.id, limit=payload.limit)
+    return {"events": [history_event(event) for event in events]}
 
 
 @store_errors
@@ -61,4 +85,4 @@ async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[st
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
     )
-    return answer.to_json()
+    return answer_result(answer)

@@ -46,6 +46,11 @@ class CitationResult(BaseModel):
     source_id: str | None
     doc_id: str | None
     url: str | None
+    title: str | None = Field(description="The cited source's title.")
+    state: Literal["verified", "unverified", "rejected"] = Field(
+        description="`rejected`: the citation names no source that was given to the model, "
+        "or is not a valid citation; `unverified`: the quote is not in the source's text."
+    )
     quote: str
     locator: str | None
     heading: str | None
@@ -58,11 +63,22 @@ class CitationResult(BaseModel):
 class AnswerResult(BaseModel):
     status: Literal["ok", "partial", "invalid_output", "error", "unsupported"]
     answer_markdown: str
+    answer_html: str = Field(
+        description='The answer as safe HTML: `<a class="citation" href=locator>[n]</a>` for '
+        'a verified citation\'s marker, `<span class="citation-unverified">[n]</span>` for any '
+        "other."
+    )
     citations: list[CitationResult]
     run_id: str | None
     warnings: list[str]
     provider: str
 
 
+class HistoryEvent(ChatEvent):
+    answer_html: str | None = Field(
+        default=None, description="An assistant event's answer as safe HTML (as `chat.ask`)."
+    )
+
+
 class ChatHistoryResult(BaseModel):
-    events: list[ChatEvent]
+    events: list[HistoryEvent]

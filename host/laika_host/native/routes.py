@@ -88,9 +88,10 @@ ROUTES = (
     Route(
         "sources.get",
         f"{_STORE}:sources_get",
-        "One source with its Markdown, summary, links, media and provenance.",
-        payload=f"{_STORE_MODELS}:SourceTarget",
-        result=f"{_RECORDS}:SourceDetail",
+        "One source with its Markdown, summary, links, media and provenance, and its reader "
+        "view as safe HTML (`html`) with an optional quote (`highlight`) marked.",
+        payload=f"{_STORE_MODELS}:SourceGet",
+        result=f"{_STORE_MODELS}:SourceView",
     ),
     Route(
         "sources.versions",

@@ -37,6 +37,7 @@ from .store_models import (
     JobTarget,
     SavePage,
     SearchQuery,
+    SourceGet,
     SourceList,
     SourceTarget,
     SourceVersionTarget,
@@ -103,9 +104,14 @@ async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
 
 
 @store_errors
-async def sources_get(payload: SourceTarget, ctx: RequestContext) -> Any:
+async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]:
+    """The source with its reader view (`html`), `highlight` marked in it when found."""
+    from ..render.highlight import highlighted_html
+
     store = await ctx.session.resources.store()
-    return await store.sources.get(payload.source_id)
+    source = await store.sources.get(payload.source_id)
+    html, found = highlighted_html(source.markdown or "", payload.highlight)
+    return {**source.to_json(), "html": html, "highlighted": found}
 
 
 @store_errors

@@ -6,7 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.records import CaptureJob, Collection, SearchHit, Source, SourceVersion
+from ..store.records import (
+    CaptureJob,
+    Collection,
+    SearchHit,
+    Source,
+    SourceDetail,
+    SourceVersion,
+)
 from .base_models import MAX_PAYLOAD_INT, StrictPayload
 
 MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
@@ -40,6 +47,15 @@ class SourceList(StrictPayload):
 
 class SourceTarget(StrictPayload):
     source_id: SourceId
+
+
+class SourceGet(StrictPayload):
+    source_id: SourceId
+    highlight: Annotated[str, Field(min_length=1, max_length=2000)] | None = Field(
+        default=None,
+        description="A quote to mark in `html` (found as citations are verified; not found: "
+        "no mark).",
+    )
 
 
 class SourceVersionTarget(StrictPayload):
@@ -88,6 +104,11 @@ class CollectionDeleted(BaseModel):
 
 class SourceListResult(BaseModel):
     sources: list[Source]
+
+
+class SourceView(SourceDetail):
+    html: str = Field(description="The stored Markdown as safe HTML (the reader view).")
+    highlighted: bool = Field(description="Whether `highlight` was found and marked.")
 
 
 class SourceDeleted(BaseModel):
