@@ -91,7 +91,9 @@ async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, 
   try {
     const tab = await targetTab(tabId);
     const page = await capturePage(tab.id, mode);
-    const saved = await request("sources.save_page", savePagePayload(page, collection), onEvent);
+    const payload = savePagePayload(page, collection);
+    if (payload.mode === "auto") delete payload.mode; // the default: older hosts reject the key
+    const saved = await request("sources.save_page", payload, onEvent);
     extra.lastSaved = { id: saved.source?.id, outcome: saved.outcome, title: saved.source?.title };
     extra.lastSaveError = null;
     publishState();
