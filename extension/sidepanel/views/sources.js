@@ -140,7 +140,8 @@ class SourcesView {
   // --- capture ---------------------------------------------------------------------
 
   describeSave(saved) {
-    const note = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : saved?.outcome;
+    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
+    const note = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
     return { ...saved, note };
   }
 
