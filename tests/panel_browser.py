@@ -67,10 +67,10 @@ class Page:
             pytest.fail(f"{expression[:200]!r} threw: {reply['exceptionDetails']}")
         return reply["result"].get("value")
 
-    def wait(self, expression: str, seconds: float = 30, what: str = "") -> Any:
+    def wait(self, expression: str, seconds: float = 30, what: str = "") -> bool:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            value = self.eval(expression)
+            value = self.eval(f"Boolean({expression})")
             if value:
                 return value
             time.sleep(0.1)

@@ -6,6 +6,7 @@ import { answerAsMarkdown, chipModel } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
+import { streamingPreview } from "../stream_text.js";
 
 const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "rejected" };
 
@@ -102,7 +103,8 @@ class ChatView {
     const onEvent = (frame) => {
       if (frame.event !== "delta" || typeof frame.data?.text !== "string") return;
       streamed += frame.data.text;
-      bubble.answer.textContent = streamed; // plain text while streaming; HTML only from the host's final render
+      // plain text while streaming; HTML only from the host's final render
+      bubble.answer.textContent = streamingPreview(streamed);
       bubble.item.dataset.state = "streaming";
       bubble.status.textContent = "Answering…";
     };
