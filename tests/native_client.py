@@ -157,10 +157,16 @@ class Client:
         request_id = f"r{self.next_id}"
         self.host.send({"id": request_id, "type": type_, "payload": payload or {}})
         events = []
+        chunks: dict[int, str] = {}
         while True:
             message = self.host.recv(timeout=30)
             if message.get("id") != request_id:
                 continue
+            if "chunk" in message:  # a reply over the chunk threshold, reassembled
+                chunks[message["chunk"]["index"]] = message["data"]
+                if len(chunks) < message["chunk"]["count"]:
+                    continue
+                message = json.loads("".join(chunks[i] for i in sorted(chunks)))
             if "event" in message:
                 schema_validator("native/event.schema.json").validate(message)
                 events.append(message)

@@ -268,6 +268,34 @@ def test_budgets_cut_the_page_into_well_formed_html(
     assert html.endswith(reparsed + "</html>")
 
 
+HOSTILE_SHAPES = """(() => {
+  let node = document.body.appendChild(document.createElement("div"));
+  for (let i = 0; i < 1000; i++) node = node.appendChild(document.createElement("div"));
+  node.textContent = "deepest words";
+  const image = document.body.appendChild(document.createElement("img"));
+  image.setAttribute("srcset", "a.jpg " + "(".repeat(4000) + "," + ",".repeat(4000));
+  const other = document.body.appendChild(document.createElement("img"));
+  other.setAttribute("srcset", ",".repeat(4000) + " b.jpg 2x " + " ".repeat(4000));
+})()"""
+"""A deep tree (the HTML parser stops nesting at 512; script does not. Chromium's own
+rendering stalls for minutes on a 4,000-deep one, so 1,000 it is: the serializer itself keeps
+an explicit stack, no recursion) and srcset values made of what a backtracking parser
+chokes on."""
+
+
+def test_hostile_shapes_serialize_in_one_linear_pass(
+    browser: Browser, site: Site, serialize_page: str
+) -> None:
+    session = browser.open(f"{site.base}/frame")
+    browser.evaluate(session, HOSTILE_SHAPES)
+    page = browser.run_isolated(session, serialize_page, {})
+    assert page["truncated"] is False
+    assert "deepest words" in page["html"]
+    assert page["html"].count("<div>") == 1001
+    assert f'src="{site.base}/b.jpg"' in page["html"]
+    assert page["ms"] < 2000, page["ms"]  # one pass (here: ~60 ms)
+
+
 # --- property: the serialized text is exactly the text the page renders ----------------------
 
 HIDERS = {
@@ -379,3 +407,218 @@ def test_selection_links_are_absolute_http_and_deduplicated(browser: Browser, si
     assert links == [
         {"url": f"{site.base}/field/{n}", "text": "brightest stars"} for n in (1, 2, 3)
     ]
+
+
+# --- through the extension: globalThis.laika.savePage in the background ------------------------
+
+EXTENSION = REPO / "extension"
+BACKGROUND_SAVES_WITH_CAPTURE = "lib/capture.js" in (EXTENSION / "background.js").read_text()
+
+
+def _stored_markdown(worker: _Worker, source_id: str) -> str:
+    got = worker.evaluate(f"globalThis.laika.request('sources.get', {{source_id: {source_id!r}}})")
+    return str(got["markdown"])
+
+
+class _Worker:
+    """The extension's background service worker, reached over CDP."""
+
+    def __init__(self, devtools: DevTools, extension_id: str) -> None:
+        self.devtools = devtools
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            infos = devtools.call("Target.getTargets")["targetInfos"]
+            assert isinstance(infos, list)
+            workers = [
+                info
+                for info in infos
+                if info["type"] == "service_worker"
+                and str(info["url"]).startswith(f"chrome-extension://{extension_id}/")
+            ]
+            if workers:
+                attached = devtools.call(
+                    "Target.attachToTarget", targetId=workers[0]["targetId"], flatten=True
+                )
+                self.session = str(attached["sessionId"])
+                return
+            time.sleep(0.2)
+        pytest.fail("the extension's service worker did not start within 30 s")
+
+    def evaluate(self, expression: str) -> Any:
+        reply = self.devtools.call(
+            "Runtime.evaluate",
+            self.session,
+            expression=expression,
+            awaitPromise=True,
+            returnByValue=True,
+        )
+        if "exceptionDetails" in reply:
+            pytest.fail(f"the background threw: {json.dumps(reply['exceptionDetails'])[:2000]}")
+        result = reply["result"]
+        assert isinstance(result, dict)
+        return result.get("value")
+
+
+def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
+    log = home / "logs" / "host.log"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and text in log.read_text(errors="replace"):
+            return
+        if devtools.process.poll() is not None:
+            pytest.fail(f"Chromium exited early with {devtools.process.returncode}")
+        time.sleep(0.2)
+    pytest.fail(f"no {text!r} in the host log within 60 s")
+
+
+@pytest.mark.xfail(
+    not BACKGROUND_SAVES_WITH_CAPTURE,
+    reason="needs i13/panel (background.js importing lib/capture.js, savePage(tabId, options))",
+    strict=False,
+)
+def test_save_page_through_the_extension_keeps_what_the_user_sees(
+    tmp_path: Path, site: Site
+) -> None:
+    from laika_host.native.browsers import DEV_EXTENSION_ID
+
+    from support import run_laika
+
+    chromium = _need(CHROMIUM, "chromium")
+    home, profile = tmp_path / "laika-home", tmp_path / "profile"
+    env = {**os.environ, "LAIKA_HOME": str(home)}
+    installed = run_laika(
+        "install", "--browser", "chromium", "--user-data-dir", str(profile), env=env
+    )
+    assert installed.returncode == 0, installed.stderr
+    url = f"{site.base}/notes/observatory"
+    devtools = DevTools(
+        chromium,
+        [
+            *HEADLESS_FLAGS,
+            "--enable-unsafe-extension-debugging",
+            f"--user-data-dir={profile}",
+            f"--load-extension={EXTENSION}",
+            f"--disable-extensions-except={EXTENSION}",
+            url,
+        ],
+        env,
+        timeout=30,
+    )
+    try:
+        _wait_for_host_log(home, "host.ping", devtools)  # the background has started
+        worker = _Worker(devtools, DEV_EXTENSION_ID)
+        tab_id = worker.evaluate(
+            "(async () => { for (let i = 0; i < 300; i++) {"
+            " const tabs = await chrome.tabs.query({});"
+            f" const tab = tabs.find((t) => t.url === {json.dumps(url)} && t.status === 'complete');"
+            " if (tab) return tab.id; await new Promise((r) => setTimeout(r, 100)); }"
+            " return null; })()"
+        )
+        assert isinstance(tab_id, int), "the fixture tab did not load"
+        saved = worker.evaluate(
+            f"globalThis.laika.savePage({tab_id}, {{collection: 'Observatory', mode: 'auto'}})"
+        )
+        assert saved["outcome"] == "new", saved
+        assert saved["source"]["title"] == "Observatory notes"
+        markdown = _stored_markdown(worker, saved["source"]["id"])
+        media = worker.evaluate(
+            "globalThis.laika.request('sources.get', "
+            f"{{source_id: {saved['source']['id']!r}}}).then((s) => s.media.map((m) => m.url))"
+        )
+    finally:
+        devtools.close()
+    for name, phrase in KEPT.items():
+        assert phrase in markdown, f"{name}: {phrase!r} not stored:\n{markdown}"
+    for name, phrase in DROPPED.items():
+        assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
+    assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(media)
+
+
+# --- Firefox: the same API in the background page, reached through Marionette -------------------
+
+FIREFOX_SAVE = """
+const [url, collection, resolve] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const { ExtensionParent } = ChromeUtils.importESModule(
+  "resource://gre/modules/ExtensionParent.sys.mjs");
+const extension = ExtensionParent.GlobalManager.getExtension(arguments[2]);
+const background = extension && [...extension.views].find((view) => view.viewType === "background");
+const page = background?.xulBrowser?.contentWindow?.wrappedJSObject;
+if (!page?.laika) { resolve({ waiting: "the background has not started" }); return; }
+const plain = (value) => JSON.parse(page.JSON.stringify(value));  // out of the page's compartment
+const into = (value) => Cu.cloneInto(value, page);
+(async () => {
+  const tabs = plain(await page.browser.tabs.query(into({})));
+  const tab = tabs.find((t) => t.url === url && t.status === "complete");
+  if (!tab) return { waiting: "the fixture tab has not loaded" };
+  const saved = plain(await page.laika.savePage(tab.id, into({ collection, mode: "auto" })));
+  const source = plain(await page.laika.request("sources.get", into({ source_id: saved.source.id })));
+  return { saved, markdown: source.markdown, media: source.media.map((item) => item.url) };
+})().then(resolve, (error) => resolve({ error: String(error) }));
+"""
+"""Runs privileged in Firefox's parent process: find the extension's background page and call
+globalThis.laika there, as the Chromium test does in the service worker."""
+
+
+@pytest.mark.xfail(
+    not BACKGROUND_SAVES_WITH_CAPTURE,
+    reason="needs i13/panel (background.js importing lib/capture.js, savePage(tabId, options))",
+    strict=False,
+)
+def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> None:
+    from laika_host.native.browsers import GECKO_ID
+    from test_browser_e2e import FIREFOX, _firefox_profile
+
+    from marionette import Marionette, active_port
+    from support import run_laika
+
+    firefox = _need(FIREFOX, "firefox-esr")
+    home, user_home = tmp_path / "laika-home", tmp_path / "home"
+    user_home.mkdir()
+    env = {**os.environ, "LAIKA_HOME": str(home), "HOME": str(user_home), "MOZ_HEADLESS": "1"}
+    installed = run_laika("install", "--browser", "firefox", env=env)
+    assert installed.returncode == 0, installed.stderr
+    profile = _firefox_profile(tmp_path)
+    with (profile / "user.js").open("a") as prefs:
+        prefs.write('user_pref("marionette.port", 0);\n')  # any free port, written to the profile
+        # the background page in the parent process, where Marionette's chrome scope reaches it
+        prefs.write('user_pref("extensions.webextensions.remote", false);\n')
+    url = f"{site.base}/notes/observatory"
+    command = [firefox, "--headless", "--no-remote", "--marionette", "-remote-allow-system-access"]
+    browser = subprocess.Popen(
+        [*command, "--profile", str(profile), url],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        marionette = Marionette(active_port(profile))
+        marionette.call("WebDriver:NewSession", capabilities={})
+        marionette.call("Marionette:SetContext", value="chrome")
+        deadline = time.monotonic() + 60
+        while True:
+            reply = marionette.call(
+                "WebDriver:ExecuteAsyncScript",
+                script=FIREFOX_SAVE,
+                args=[url, "Observatory", GECKO_ID],
+                scriptTimeout=60_000,
+            )["value"]
+            if "waiting" not in reply or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        marionette.close()
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+            browser.wait()
+    assert "saved" in reply, reply
+    assert reply["saved"]["outcome"] == "new"
+    assert reply["saved"]["source"]["title"] == "Observatory notes"
+    markdown = reply["markdown"]
+    for name, phrase in KEPT.items():
+        assert phrase in markdown, f"{name}: {phrase!r} not stored:\n{markdown}"
+    for name, phrase in DROPPED.items():
+        assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
+    assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(reply["media"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from laika_host.capture import (
     TRUNCATION_MARKER,
@@ -419,3 +421,40 @@ def test_capture_fields() -> None:
     assert len(result.content_hash) == 64
     assert result.capture_version == 1
     assert set(result.timings) >= {"parse", "extract", "convert"}
+
+
+_WORDS = ("spring", "neap", "storm", "calm", "flood", "ebb", "north", "south", "pier", "quay")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    opening=st.sampled_from(
+        [
+            "According to the harbour office report of this season, ",
+            "In the second week of the survey the team noted that the ",
+            "Readers asked us again this month, and the answer is that ",
+        ]
+    ),
+    count=st.integers(min_value=4, max_value=8),
+    data=st.data(),
+)
+def test_an_image_keeps_its_place_when_paragraphs_open_alike(
+    opening: str, count: int, data: st.DataObject
+) -> None:
+    """Images are re-attached by finding paragraphs from their opening words; a page whose
+    paragraphs all open with the same phrase once lost every image."""
+    after = data.draw(st.integers(min_value=1, max_value=count - 1), label="image after")
+    paragraphs = [
+        f"<p>{opening}{_WORDS[i]} tides were measured at the pier on {i + 2} mornings in a "
+        f"row, and every figure was written down in the log kept at the office.</p>"
+        for i in range(count)
+    ]
+    figure = '<figure><img src="/img/pier.jpg" alt="the pier" width="800" height="400"></figure>'
+    body = "".join(paragraphs[:after]) + figure + "".join(paragraphs[after:])
+    html = (
+        "<html><head><title>Tides</title></head><body><nav><a href='/'>Home</a></nav>"
+        f"<article><h1>Tides</h1>{body}</article><footer>Harbour office</footer></body></html>"
+    )
+    parts = blocks(capture_html(html, URL, options=CaptureOptions()).markdown)
+    at = parts.index("![the pier](https://example.org/img/pier.jpg)")
+    assert f"{_WORDS[after]} tides were measured" in parts[at + 1]

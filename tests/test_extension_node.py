@@ -1,7 +1,8 @@
 """The extension's pure modules under Node's own test runner (`node --test`).
 
 The JS tests live in `tests/js/*.test.mjs`; their test tools (a DOM, a property-test library)
-are npm devDependencies of `tests/js/package.json`, installed on first use from the lock file.
+are npm devDependencies of `tests/js/package.json`, installed from its lock file on first use
+and again whenever the lock file changes.
 Node is Debian's `nodejs` (`.ci/run` installs it): in CI a missing node fails, elsewhere the
 test is skipped with the reason.
 """
@@ -33,12 +34,15 @@ def _need(tool: str) -> str:
 
 
 def _install_test_tools() -> None:
-    """`npm ci` from the lock file when node_modules is missing (the first run on a clone)."""
-    if (JS_TESTS / "node_modules").is_dir():
+    """`npm ci` from the lock file when node_modules is missing or was installed from another
+    lock file (a merge that adds a test tool must not leave a stale node_modules)."""
+    lock = JS_TESTS / "package-lock.json"
+    stamp = JS_TESTS / "node_modules" / ".laika-lock"
+    wanted = lock.read_text(encoding="utf-8") if lock.is_file() else ""
+    if stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
         return
     npm = _need("npm")
-    locked = (JS_TESTS / "package-lock.json").is_file()
-    command = [npm, "ci"] if locked else [npm, "install"]
+    command = [npm, "ci"] if wanted else [npm, "install"]
     done = subprocess.run(
         [*command, "--no-audit", "--no-fund"],
         cwd=JS_TESTS,
@@ -49,6 +53,7 @@ def _install_test_tools() -> None:
     )
     if done.returncode != 0:
         pytest.fail(f"{' '.join(command)} failed in {JS_TESTS}:\n{done.stdout}\n{done.stderr}")
+    stamp.write_text(wanted, encoding="utf-8")
 
 
 def _test_files() -> list[str]:

@@ -89,6 +89,10 @@ def _exercise(client: Client, pages: str) -> None:
     fetched = client.call("sources.get", {"source_id": added["result"]["source"]["id"]})
     assert fetched["result"]["title"] == "Fetched tides"
     assert fetched["result"]["capture_status"] == "captured"
+    found = client.call("sources.lookup", {"url": fetched["result"]["url"]})
+    assert [m["source_id"] for m in found["result"]["matches"]] == [fetched["result"]["id"]]
+    note = client.call("sources.add_note", {"text": "a *typed* note"})
+    assert note["result"]["source"]["kind"] == "note"
 
     versions = client.call("sources.versions", {"source_id": source["id"]})["result"]
     assert [v["version"] for v in versions["versions"]] == [1]

@@ -9,6 +9,7 @@ before the paragraph that follows it in the page.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -21,6 +22,10 @@ from .urls import absolute_url, is_web_url, strip_credentials
 ANCHOR_CHARS = 40
 MIN_IMAGE_SIDE = 48
 MAX_IMAGES = 50
+MAX_LAST_ANCHORS = 8
+"""How many closing paragraphs to try as the container's far end (each try is one search)."""
+LONG_ANCHOR_CHARS = 160
+_MARKUP = re.compile(r"[\\*_#>`\[\]]")
 _BLOCKS = ("p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "table")
 _HOLDER_TAGS = frozenset({"p", "li", "h2", "h3"})
 _HOLDER = etree.XPath(
@@ -29,26 +34,46 @@ _HOLDER = etree.XPath(
 
 
 def _anchor_texts(markdown_blocks: list[str]) -> list[str]:
-    texts = []
-    for block in markdown_blocks:
-        plain = squash(re.sub(r"[\\*_#>`\[\]]", "", block))
-        if len(plain) >= ANCHOR_CHARS and not block.startswith(("!", "|")):
-            texts.append(plain[:ANCHOR_CHARS])
-    return texts
+    plains = [squash(_MARKUP.sub("", block)) for block in markdown_blocks]
+    openings = _openings(plains)
+    return [
+        _distinct_opening(plain, openings)
+        for block, plain in zip(markdown_blocks, plains, strict=True)
+        if len(plain) >= ANCHOR_CHARS and not block.startswith(("!", "|"))
+    ]
+
+
+def _openings(texts: list[str]) -> Counter[str]:
+    return Counter(text[:ANCHOR_CHARS] for text in texts)
+
+
+def _distinct_opening(text: str, openings: Counter[str]) -> str:
+    """The opening of `text` that names one block: 40 characters, or up to 160 when other
+    blocks open with the same 40 (a page whose paragraphs all open with the same phrase)."""
+    opening = text[:ANCHOR_CHARS]
+    if openings[opening] > 1:
+        return text[:LONG_ANCHOR_CHARS]
+    return opening
 
 
 def _container(tree: HtmlElement, anchors: list[str]) -> HtmlElement | None:
-    """The smallest element of the page holding the first and the last anchor paragraph."""
-    found = []
-    for key in (anchors[0], anchors[-1]):
-        first = _first_holder(tree, key)
-        if first is not None:
-            found.append(first)
-    if len(found) < 2:
+    """The smallest element of the page holding the first anchor paragraph and a later one.
+
+    The later one is the last anchor whose holder is another block: on a page whose
+    paragraphs open alike, the last paragraph's opening first matches the first paragraph,
+    and a container of one paragraph would drop every image.
+    """
+    first = _first_holder(tree, anchors[0])
+    if first is None:
         return None
-    first_ancestors = [found[0], *found[0].iterancestors()]
-    last_ancestors = {found[1], *found[1].iterancestors()}
-    return next((a for a in first_ancestors if a in last_ancestors), None)
+    first_ancestors = [first, *first.iterancestors()]
+    for key in reversed(anchors[1:][-MAX_LAST_ANCHORS:]):
+        last = _first_holder(tree, key) if key != anchors[0] else None
+        if last is None or last is first:
+            continue
+        last_ancestors = {last, *last.iterancestors()}
+        return next((a for a in first_ancestors if a in last_ancestors), None)
+    return None
 
 
 def _first_holder(tree: HtmlElement, key: str) -> Element | None:
@@ -84,9 +109,11 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
     if container is None:
         return markdown
     flat_blocks = [squash(block.replace("\\", "")) for block in blocks]
+    flat_openings = _openings(flat_blocks)
     insert_before: dict[int, list[str]] = {}
     pending: list[str] = []
     seen: set[str] = set()
+    cursor = 0  # images go in page order: a later image never lands above an earlier one
     for element in container.iter("img", *_BLOCKS):
         if element.tag == "img":
             src = absolute_url(element.get("src") or element.get("data-src") or "", base)
@@ -98,11 +125,12 @@ def reattach_images(markdown: str, tree: HtmlElement, base: str | None) -> str:
             continue
         if not pending:
             continue
-        key = visible_text(element)[:ANCHOR_CHARS]
+        key = _distinct_opening(visible_text(element), flat_openings)
         if len(key) < ANCHOR_CHARS:
             continue
-        at = next((i for i, flat in enumerate(flat_blocks) if key in flat), None)
+        at = next((i for i in range(cursor, len(flat_blocks)) if key in flat_blocks[i]), None)
         if at is not None:
+            cursor = at
             insert_before.setdefault(at, []).extend(pending)
             pending = []
         if len(seen) >= MAX_IMAGES:

@@ -109,3 +109,27 @@ def is_web_url(url: str) -> bool:
     except ValueError:
         return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def same_site(page: str, other: str) -> bool:
+    """Whether `other` may stand for `page` (a canonical URL the page claims): both http(s),
+    the same host ignoring case, a trailing dot and a leading `www.`, and the same non-default
+    port (http and https count as one site). A
+    page cannot claim another site's address, which would file it under that site's source."""
+    try:
+        a, b = urlsplit(page), urlsplit(other)
+        ports = [_explicit_port(a.port, a.scheme), _explicit_port(b.port, b.scheme)]
+    except ValueError:
+        return False
+    if not (is_web_url(page) and is_web_url(other)) or ports[0] != ports[1]:
+        return False
+    return _site_host(a.hostname) == _site_host(b.hostname) != ""
+
+
+def _site_host(host: str | None) -> str:
+    host = (host or "").lower().rstrip(".")
+    return host.removeprefix("www.")
+
+
+def _explicit_port(port: int | None, scheme: str) -> int | None:
+    return None if port == DEFAULT_PORTS.get(scheme.lower()) else port

@@ -21,26 +21,10 @@ def models() -> None:
 def list_models(no_probe: bool, as_json: bool) -> None:
     """Configured and detected providers, and whether each answers (the built-in offline
     runtime always does)."""
-    import httpx
+    from ..llm.manage import OFFLINE_ROW, probe_providers
 
-    from ..llm.config import load_providers
-    from ..llm.probe import Probe, detected, probe
-
-    configured = load_providers()
-    with httpx.Client() as client:
-        if no_probe:
-            found = [Probe(p, False, "not probed", "configured") for p in configured]
-        else:
-            found = [probe(p, client) for p in configured] + detected(configured, client)
-    rows = [item.to_json() for item in found]
-    builtin = {
-        "id": "builtin",
-        "kind": "offline",
-        "model": "extractive",
-        "answers": True,
-        "detail": "always available: quotes the best-matching sentences of your sources",
-        "source": "built-in",
-    }
+    rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
+    builtin = {**OFFLINE_ROW, "id": "builtin", "source": "built-in"}
     if as_json:
         print_json({"providers": [*rows, builtin]})
         return
@@ -83,30 +67,23 @@ def add(
     as_json: bool,
 ) -> None:
     """Add (or replace) a provider. The key is never saved: only its variable's name."""
-    from pydantic import ValidationError
-
-    from ..llm.config import ProviderConfig, load_providers, save_providers
-    from ..llm.contract import ProviderCapabilities
-    from ..llm.errors import LlmError
+    from ..llm.manage import ProviderSettingsError, add_provider
 
     try:
-        provider = ProviderConfig(
-            id=provider_id,
-            kind=kind,  # type: ignore[arg-type]
-            model=model,
+        provider, path = add_provider(
+            provider_id,
+            kind,
+            model,
             base_url=base_url,
             api_key_env=api_key_env,
+            markdown_mode=markdown_mode,
             title=title,
             referer=referer,
             context_window=context_window,
             think=think,
-            capabilities=ProviderCapabilities(supports_json_mode=False) if markdown_mode else None,
         )
-        provider.url  # noqa: B018 - fails early when a base URL is needed
-    except (ValidationError, LlmError) as error:
+    except ProviderSettingsError as error:
         raise click.ClickException(str(error)) from None
-    others = [p for p in load_providers() if p.id != provider_id]
-    path = save_providers([*others, provider])
     if as_json:
         print_json({"saved": provider.model_dump(mode="json"), "path": str(path)})
     else:
@@ -117,11 +94,10 @@ def add(
 @click.argument("provider_id")
 def remove(provider_id: str) -> None:
     """Remove a configured provider."""
-    from ..llm.config import load_providers, save_providers
+    from ..llm.manage import ProviderSettingsError, remove_provider
 
-    providers = load_providers()
-    kept = [p for p in providers if p.id != provider_id]
-    if len(kept) == len(providers):
-        raise click.ClickException(f"no provider {provider_id!r}; `laika models list` shows them")
-    save_providers(kept)
+    try:
+        remove_provider(provider_id)
+    except ProviderSettingsError as error:
+        raise click.ClickException(str(error)) from None
     echo(f"removed {provider_id}")

@@ -117,11 +117,36 @@ def select_provider(
             base_url=base_url,
         )
     if chosen is None and configured and not provider_id:
-        chosen = configured[0]
+        chosen = default_provider(configured)
     if chosen is None:
         return None
     updates = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
     return chosen.model_copy(update={k: v for k, v in updates.items() if v})
+
+
+OFFLINE = "offline"
+
+
+def default_provider(
+    configured: list[ProviderConfig], path: Path | None = None
+) -> ProviderConfig | None:
+    """The provider used when a call names none: the one set with `set_default`, else the
+    first configured; None (the offline runtime) when the default is `offline` or nothing
+    is configured."""
+    chosen = load_default(path)
+    if chosen == OFFLINE:
+        return None
+    named = next((p for p in configured if p.id == chosen), None)
+    return named or (configured[0] if configured else None)
+
+
+def load_default(path: Path | None = None) -> str | None:
+    """The default set in the providers file (a provider id or `offline`), if any."""
+    path = path or providers_path()
+    if not path.exists():
+        return None
+    value = json.loads(path.read_text(encoding="utf-8")).get("default")
+    return value if isinstance(value, str) else None
 
 
 def providers_path() -> Path:
@@ -136,11 +161,19 @@ def load_providers(path: Path | None = None) -> list[ProviderConfig]:
     return [ProviderConfig.model_validate(item) for item in raw.get("providers", [])]
 
 
-def save_providers(providers: list[ProviderConfig], path: Path | None = None) -> Path:
-    """Atomic write (temp file + rename); keys are never part of a ProviderConfig."""
+def save_providers(
+    providers: list[ProviderConfig], path: Path | None = None, *, default: str | None = None
+) -> Path:
+    """Atomic write (temp file + rename); keys are never part of a ProviderConfig. The
+    default (`default`, else the one saved) is kept while it names `offline` or a provider."""
     path = path or providers_path()
     ensure_private_dir(path.parent)
-    document = {"providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]}
+    chosen = default or load_default(path)
+    document: dict[str, object] = {
+        "providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]
+    }
+    if chosen == OFFLINE or any(p.id == chosen for p in providers):
+        document["default"] = chosen
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     os.replace(temporary, path)

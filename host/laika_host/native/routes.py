@@ -11,6 +11,8 @@ _STORE_MODELS = "laika_host.native.store_models"
 _RECORDS = "laika_host.store.records"
 _CHAT = "laika_host.native.chat_handlers"
 _CHAT_MODELS = "laika_host.native.chat_models"
+_PROVIDERS = "laika_host.native.provider_handlers"
+_PROVIDER_MODELS = "laika_host.native.provider_models"
 
 ROUTES = (
     Route(
@@ -94,6 +96,13 @@ ROUTES = (
         result=f"{_STORE_MODELS}:SourceView",
     ),
     Route(
+        "sources.lookup",
+        f"{_STORE}:sources_lookup",
+        "The sources saved under a URL (normalized as the store does), in every collection.",
+        payload=f"{_STORE_MODELS}:SourceLookup",
+        result=f"{_STORE_MODELS}:SourceLookupResult",
+    ),
+    Route(
         "sources.versions",
         f"{_STORE}:sources_versions",
         "Every capture of a source, oldest first, the current one last (without Markdown).",
@@ -130,6 +139,13 @@ ROUTES = (
         "Add a URL for the host to fetch and capture later (queues a capture job).",
         payload=f"{_STORE_MODELS}:AddUrl",
         result=f"{_STORE_MODELS}:AddUrlResult",
+    ),
+    Route(
+        "sources.add_note",
+        f"{_STORE}:sources_add_note",
+        "Add a note the user typed as a source (plain text: shown as typed, never as markup).",
+        payload=f"{_STORE_MODELS}:AddNote",
+        result=f"{_RECORDS}:SavedSource",
     ),
     Route(
         "search.query",
@@ -183,6 +199,41 @@ ROUTES = (
         payload=f"{_CHAT_MODELS}:PageSummarize",
         result=f"{_CHAT_MODELS}:AnswerResult",
         events=("delta",),
+    ),
+    Route(
+        "models.list",
+        f"{_PROVIDERS}:models_list",
+        "Configured model providers (key variable names and whether they are set, never keys) "
+        "and the default; no network.",
+        result=f"{_PROVIDER_MODELS}:ProviderList",
+    ),
+    Route(
+        "models.add",
+        f"{_PROVIDERS}:models_add",
+        "Add or replace a provider; its key stays in the environment variable `key_env`.",
+        payload=f"{_PROVIDER_MODELS}:ProviderAdd",
+        result=f"{_PROVIDER_MODELS}:ProviderSaved",
+    ),
+    Route(
+        "models.remove",
+        f"{_PROVIDERS}:models_remove",
+        "Remove a configured provider.",
+        payload=f"{_PROVIDER_MODELS}:ProviderTarget",
+        result=f"{_PROVIDER_MODELS}:ProviderRemoved",
+    ),
+    Route(
+        "models.test",
+        f"{_PROVIDERS}:models_test",
+        "Whether a provider answers: one request for its model list, at most 3 s.",
+        payload=f"{_PROVIDER_MODELS}:ProviderTarget",
+        result=f"{_PROVIDER_MODELS}:ProviderTested",
+    ),
+    Route(
+        "models.set_default",
+        f"{_PROVIDERS}:models_set_default",
+        "The provider used when a request names none: a configured id, or `offline`.",
+        payload=f"{_PROVIDER_MODELS}:DefaultTarget",
+        result=f"{_PROVIDER_MODELS}:DefaultSet",
     ),
 )
 

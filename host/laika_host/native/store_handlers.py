@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 from ..capture import Capture, CaptureError, CaptureOptions
 from ..capture.isolated import capture_isolated
+from ..capture.models import CaptureMode
+from ..capture.urls import normalize_url, same_site, strip_credentials
 from ..store import (
     ConflictError,
     InvalidInputError,
@@ -29,6 +31,7 @@ from ..store import (
 from .errors import ErrorCode, HostError
 from .router import RequestContext
 from .store_models import (
+    AddNote,
     AddUrl,
     CollectionCreate,
     CollectionRename,
@@ -39,6 +42,7 @@ from .store_models import (
     SearchQuery,
     SourceGet,
     SourceList,
+    SourceLookup,
     SourceTarget,
     SourceVersionTarget,
 )
@@ -115,6 +119,12 @@ async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]
 
 
 @store_errors
+async def sources_lookup(payload: SourceLookup, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    return {"matches": await store.sources.lookup(payload.url)}
+
+
+@store_errors
 async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     versions = await store.sources.versions(payload.source_id)
@@ -140,10 +150,12 @@ def observed_html(html: str, selection_html: str | None) -> tuple[str, bool]:
     return html, False
 
 
-async def capture_observed(html: str, url: str, *, selection: bool, title: str | None) -> Capture:
+async def capture_observed(
+    html: str, url: str, *, selection: bool, title: str | None, mode: CaptureMode = "auto"
+) -> Capture:
     """Capture in the worker process (the session keeps serving; cancelling the request stops
     it); the tab title fills in for a page (or selection) that has none of its own."""
-    options = CaptureOptions(mode="selection" if selection else "auto")
+    options = CaptureOptions(mode="selection" if selection else mode)
     capture = await capture_isolated(html, url, options=options)
     if not capture.title and title:
         capture = dataclasses.replace(capture, title=title)
@@ -154,16 +166,60 @@ async def capture_observed(html: str, url: str, *, selection: bool, title: str |
 async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:
     """The extension's "Save page": capture the DOM it sent and store it as a source."""
     store = await ctx.session.resources.store()
-    html, selection = observed_html(payload.html, payload.selection_html)
+    html, mode = _page_input(payload)
     ctx.emit("progress", {"stage": "capturing", "chars": len(html)})
-    capture = await capture_observed(html, payload.url, selection=selection, title=payload.title)
+    capture = await capture_observed(
+        html, payload.url, selection=mode == "selection", title=payload.title, mode=mode
+    )
+    capture, canonical_used = _with_page_facts(capture, payload)
+    if mode == "selection" and capture.normalized_url:
+        # its own source: keyed by the page and the selection's content, never the page's
+        key = f"{capture.normalized_url}#laika-selection={capture.content_hash[:16]}"
+        capture = dataclasses.replace(capture, normalized_url=key)
     ctx.emit("progress", {"stage": "storing"})
     return await store.sources.save_capture(
         payload.collection,
         capture,
         origin="extension",
-        provenance={"selection": selection, "tab_title": payload.title},
+        provenance={
+            "selection": mode == "selection",
+            "mode": payload.mode,
+            "canonical_used": canonical_used,
+            "tab_title": payload.title,
+        },
     )
+
+
+def _page_input(payload: SavePage) -> tuple[str, CaptureMode]:
+    """What to capture and how: `selection` needs a selection; `auto` uses one if given."""
+    chosen = payload.selection_html if (payload.selection_html or "").strip() else None
+    if payload.mode == "selection":
+        if chosen is None:
+            raise HostError(
+                ErrorCode.BAD_REQUEST,
+                "mode `selection` needs `selection_html` (the selected part of the page); "
+                "select some text first, or save the page with mode `auto`",
+            )
+        return chosen, "selection"
+    if payload.mode == "auto" and chosen is not None:
+        return chosen, "selection"
+    return payload.html, payload.mode
+
+
+def _with_page_facts(capture: Capture, payload: SavePage) -> tuple[Capture, bool]:
+    """The extension's canonical URL and language on the capture; the canonical URL files
+    the source only when it is on the page's own site (`same_site`)."""
+    updates: dict[str, Any] = {}
+    if payload.lang:
+        updates["language"] = payload.lang
+    used = False
+    if payload.canonical_url:
+        canonical = strip_credentials(payload.canonical_url)
+        updates["canonical_url"] = canonical
+        used = same_site(payload.url, canonical)
+        if used:
+            updates["normalized_url"] = normalize_url(canonical)
+    return dataclasses.replace(capture, **updates), used
 
 
 @store_errors
@@ -172,6 +228,19 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     saved = await store.sources.add_url(payload.collection, payload.url, origin="extension")
     job = await store.jobs.queue(saved.source.id)
     return {"outcome": saved.outcome, "source": saved.source, "job": job}
+
+
+@store_errors
+async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
+    """A typed note as a source: its text escaped so that it stays text (then redacted, as
+    every note is, by the store)."""
+    from ..store.note_text import text_to_markdown
+
+    store = await ctx.session.resources.store()
+    markdown = text_to_markdown(payload.text)
+    return await store.sources.add_note(
+        payload.collection, markdown, title=payload.title, origin="note"
+    )
 
 
 @store_errors

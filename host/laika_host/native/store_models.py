@@ -16,6 +16,7 @@ from ..store.records import (
 )
 from .base_models import MAX_PAYLOAD_INT, StrictPayload
 
+LANG_TAG = r"^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$"
 MAX_PAGE_HTML = 48 * 1024 * 1024  # below the 64 MiB request-frame limit
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 CollectionRef = Annotated[
@@ -73,6 +74,45 @@ class SavePage(StrictPayload):
         default=None, description="The user's selection; when given, only it is saved."
     )
     collection: CollectionRef = "Inbox"
+    mode: Literal["auto", "article", "selection", "full"] = Field(
+        default="auto",
+        description="auto: the selection if one is given, else the main content (article or "
+        "list); article, full (the whole pruned page): the page even with a selection; "
+        "selection: only `selection_html`, as its own source.",
+    )
+    canonical_url: WebUrl | None = Field(
+        default=None,
+        description="The page's canonical URL: kept in provenance; it files the source "
+        "(normalization) only when it is on the same site as `url`.",
+    )
+    lang: Annotated[str, Field(max_length=35, pattern=LANG_TAG)] | None = None
+
+
+MAX_NOTE_TEXT = 500_000
+"""Half the store's note bound: escaping at most doubles the text."""
+
+
+class AddNote(StrictPayload):
+    """A note the user typed: plain text, stored so that it shows as typed."""
+
+    collection: CollectionRef = "Inbox"
+    title: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    text: Annotated[str, Field(min_length=1, max_length=MAX_NOTE_TEXT)]
+
+
+class SourceLookup(StrictPayload):
+    url: WebUrl
+
+
+class SourceMatch(BaseModel):
+    source_id: str
+    collection_id: str
+    collection: str = Field(description="The collection's title.")
+    title: str | None
+
+
+class SourceLookupResult(BaseModel):
+    matches: list[SourceMatch]
 
 
 class AddUrl(StrictPayload):

@@ -56,6 +56,11 @@ _LIST_COLUMNS = (
 )
 
 
+def url_key(url: str) -> str:
+    """The normalized URL a source is stored under (what `save_capture` and `add_url` store)."""
+    return strip_credentials(normalize_url(strip_credentials(url)))
+
+
 def summary_of(text: str) -> str:
     """The opening of the text, cut at a sentence end: the tier packed when space is short."""
     if len(text) <= SUMMARY_CHARS:
@@ -323,7 +328,7 @@ class Sources:
         if not is_web_url(url):
             raise InvalidInputError(f"not a web address: {url!r} (give an http:// or https:// URL)")
         clean = strip_credentials(url)
-        normalized = strip_credentials(normalize_url(clean))  # as `redact_row` will store it
+        normalized = url_key(url)  # as `redact_row` will store it
         target = await self.collections.ensure(collection)
         now = now_ms()
         async with self.db.transaction() as connection:
@@ -376,6 +381,27 @@ class Sources:
         if row is None:
             raise NotFoundError(f"no source {source_id!r}; `laika sources list` shows them")
         return _detail(row)
+
+    async def lookup(self, url: str) -> builtins.list[dict[str, str | None]]:
+        """The sources stored under this URL's normalized form, in every collection (the
+        extension's "already saved" badge)."""
+        if not is_web_url(url):
+            raise InvalidInputError(f"not a web address: {url!r} (give an http:// or https:// URL)")
+        rows = await self.db.fetch_all(
+            "SELECT s.id, s.collection_id, c.title AS collection, s.title FROM sources s "
+            "JOIN collections c ON c.id = s.collection_id "
+            "WHERE s.normalized_url = ? AND s.kind = 'url' ORDER BY s.added_at DESC, s.seq DESC",
+            (url_key(url),),
+        )
+        return [
+            {
+                "source_id": row["id"],
+                "collection_id": row["collection_id"],
+                "collection": row["collection"],
+                "title": row["title"],
+            }
+            for row in rows
+        ]
 
     async def get_summary(self, source_id: str) -> Source:
         row = await self.db.fetch_one(

@@ -1,0 +1,177 @@
+"""Managing model providers: list, add, remove, test, set the default. One place that both
+`laika models` and the native `models.*` messages call, so the two cannot drift.
+
+Keys stay in environment variables: a provider records only the variable's NAME (`key_env`),
+and what is reported is whether this process sees it set (`key_set`), never a value.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from .config import (
+    OFFLINE,
+    ProviderConfig,
+    ProviderKind,
+    default_provider,
+    load_providers,
+    save_providers,
+)
+from .contract import ProviderCapabilities
+from .errors import LlmError
+from .probe import Probe, detected, probe
+
+OFFLINE_ROW: dict[str, Any] = {
+    "id": OFFLINE,
+    "kind": "offline",
+    "model": "extractive",
+    "answers": True,
+    "detail": "always available: quotes the best-matching sentences of your sources",
+}
+
+
+class ProviderSettingsError(Exception):
+    """A provider change that cannot be made; `not_found` when the id names none."""
+
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
+
+
+def key_set(provider: ProviderConfig) -> bool:
+    """Whether this process sees the provider's key variable set (never its value)."""
+    name = provider.key_env
+    return bool(name and os.environ.get(name))
+
+
+def provider_row(provider: ProviderConfig, default_id: str | None) -> dict[str, Any]:
+    try:
+        base_url: str | None = provider.url
+    except LlmError:
+        base_url = None
+    return {
+        "id": provider.id,
+        "kind": provider.kind,
+        "model": provider.model,
+        "base_url": base_url,
+        "key_env": provider.key_env,
+        "key_set": key_set(provider),
+        "default": provider.id == default_id,
+    }
+
+
+def list_providers() -> dict[str, Any]:
+    """The configured providers (no network), which one is the default (None: offline)."""
+    configured = load_providers()
+    chosen = default_provider(configured)
+    default_id = chosen.id if chosen else None
+    return {
+        "providers": [provider_row(p, default_id) for p in configured],
+        "default": default_id,
+        "offline": {**OFFLINE_ROW, "default": default_id is None},
+    }
+
+
+def probe_providers(*, contact: bool) -> list[Probe]:
+    """Each configured provider probed (or not, without `contact`), then detected ones."""
+    configured = load_providers()
+    if not contact:
+        return [Probe(p, False, "not probed", "configured") for p in configured]
+    with httpx.Client() as client:
+        return [probe(p, client) for p in configured] + detected(configured, client)
+
+
+def add_provider(
+    provider_id: str,
+    kind: str,
+    model: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    markdown_mode: bool = False,
+    **extra: Any,
+) -> tuple[ProviderConfig, Path]:
+    """Add or replace a provider; raises ProviderSettingsError with the reason."""
+    try:
+        provider = ProviderConfig(
+            id=provider_id,
+            kind=kind,  # type: ignore[arg-type]
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            capabilities=ProviderCapabilities(supports_json_mode=False) if markdown_mode else None,
+            **extra,
+        )
+        provider.url  # noqa: B018 - fails early when a base URL is needed
+    except (ValidationError, LlmError) as error:
+        raise ProviderSettingsError(str(error)) from None
+    others = [p for p in load_providers() if p.id != provider_id]
+    return provider, save_providers([*others, provider])
+
+
+def remove_provider(provider_id: str) -> ProviderConfig:
+    providers = load_providers()
+    found = _find(providers, provider_id)
+    save_providers([p for p in providers if p.id != provider_id])
+    return found
+
+
+def set_default(provider_id: str) -> str | None:
+    """Make a configured provider (or `offline`) the default; returns the new default id
+    (None for offline)."""
+    providers = load_providers()
+    if provider_id != OFFLINE:
+        _find(providers, provider_id)
+    save_providers(providers, default=provider_id)
+    return None if provider_id == OFFLINE else provider_id
+
+
+@dataclass(frozen=True)
+class ProviderCheck:
+    answers: bool
+    detail: str
+    latency_ms: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answers": self.answers, "detail": self.detail, "latency_ms": self.latency_ms}
+
+
+def test_provider(provider_id: str) -> ProviderCheck:
+    """One probe (the provider's model list) within `probe.PROBE_TIMEOUT`; `offline` always
+    answers. Blocking: call it off the event loop."""
+    if provider_id == OFFLINE:
+        return ProviderCheck(True, OFFLINE_ROW["detail"], 0)
+    provider = _find(load_providers(), provider_id)
+    start = time.perf_counter()
+    with httpx.Client() as client:
+        found = probe(provider, client)
+    return ProviderCheck(found.answers, found.detail, round((time.perf_counter() - start) * 1000))
+
+
+def _find(providers: list[ProviderConfig], provider_id: str) -> ProviderConfig:
+    found = next((p for p in providers if p.id == provider_id), None)
+    if found is None:
+        raise ProviderSettingsError(
+            f"no provider {provider_id!r}; `laika models list` shows them", not_found=True
+        )
+    return found
+
+
+__all__ = [
+    "OFFLINE_ROW",
+    "ProviderKind",
+    "ProviderSettingsError",
+    "add_provider",
+    "list_providers",
+    "probe_providers",
+    "remove_provider",
+    "set_default",
+    "test_provider",
+]
