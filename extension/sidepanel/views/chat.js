@@ -139,7 +139,7 @@ class ChatView {
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
     const citations = result.citations ?? [];
-    const models = citations.map((citation) => chipModel(citation));
+    const models = citations.map((citation, index) => chipModel(citation, index));
     fill(bubble.chips, models.map((model, i) => this.chip(model, citations[i])));
     bubble.answer.addEventListener("click", (event) => this.markerClick(event, models, citations));
     const notes = [];

@@ -1,6 +1,6 @@
 // The visible capture queue: "N of M", pending, failed with the reason, Retry. The state is
 // lib/queue.js's CaptureQueue (pure, tested in node); this module runs the items one at a
-// time and draws the list.
+// time and draws the list on every change.
 
 import { CaptureQueue } from "../../lib/queue.js";
 import { describeError } from "../errors.js";
@@ -14,21 +14,15 @@ export class QueueView {
     this.root = root;
     this.onFinished = onFinished;
     this.queue = new CaptureQueue();
-    this.tasks = new Map(); // id -> {label, run, status, reason}
-    this.nextId = 1;
+    this.runs = new Map(); // queue item id -> async () => result
     this.running = false;
-    this.queue.onChange(() => this.render());
+    this.queue.onChange((summary, items) => this.render(summary, items));
   }
 
-  /** Queue [{label, run: async () => result}] and start working through them. */
+  /** Queue [{label, key?, run: async () => result}]; a key already queued is skipped. */
   add(entries) {
-    const items = entries.map((entry) => {
-      const id = `q${this.nextId++}`;
-      this.tasks.set(id, { ...entry, status: "pending", reason: null });
-      return { id, label: entry.label };
-    });
-    this.queue.add(items);
-    this.render();
+    const added = this.queue.add(entries.map(({ label, key }, index) => ({ label, key: key ?? null, index })));
+    for (const item of added) this.runs.set(item.id, entries[item.work.index].run);
     this.pump();
   }
 
@@ -37,50 +31,32 @@ export class QueueView {
     this.running = true;
     try {
       for (let item = this.queue.next(); item; item = this.queue.next()) {
-        const task = this.tasks.get(item.id);
-        task.status = "running";
-        this.render();
         try {
-          task.result = await task.run();
-          task.status = "done";
-          task.reason = task.result?.note ?? null;
-          this.queue.done(item.id, task.result);
+          this.queue.done(item.id, await this.runs.get(item.id)());
         } catch (error) {
-          task.status = "failed";
-          task.reason = describeError(error);
-          this.queue.fail(item.id, task.reason);
+          this.queue.fail(item.id, describeError(error));
         }
       }
     } finally {
       this.running = false;
-      this.render();
       this.onFinished?.();
     }
   }
 
   retry(id) {
-    const task = this.tasks.get(id);
-    task.status = "pending";
-    task.reason = null;
     this.queue.retry(id);
     this.pump();
   }
 
   clearFinished() {
-    for (const [id, task] of this.tasks) if (task.status === "done") this.tasks.delete(id);
-    if (![...this.tasks.values()].some((task) => task.status !== "done")) {
-      this.queue = new CaptureQueue();
-      this.queue.onChange(() => this.render());
-      this.tasks.clear();
-    }
-    this.render();
+    this.queue.clearDone();
+    if (!this.queue.items.length) this.render(this.queue.summary, []);
   }
 
-  render() {
-    const tasks = [...this.tasks.entries()];
-    this.root.hidden = tasks.length === 0;
-    if (!tasks.length) return fill(this.root);
-    const { total, done, failed } = this.queue.summary;
+  render(summary, items) {
+    this.root.hidden = items.length === 0;
+    if (!items.length) return fill(this.root);
+    const { total, done, failed } = summary;
     const finished = done + failed;
     const heading =
       finished < total ? `Saving ${Math.min(finished + 1, total)} of ${total}` : `Saved ${done} of ${total}`;
@@ -96,18 +72,19 @@ export class QueueView {
       h(
         "ul",
         { class: "queue-items", "aria-label": "Capture queue" },
-        tasks.map(([id, task]) =>
-          h(
+        items.map((item) => {
+          const note = item.state === "failed" ? item.reason : item.state === "done" ? item.result?.note : null;
+          return h(
             "li",
-            { class: `queue-item status-${task.status}`, dataset: { status: task.status } },
-            h("span", { class: "queue-label" }, task.label),
-            h("span", { class: "queue-state" }, LABEL[task.status]),
-            task.reason ? h("span", { class: "queue-reason" }, task.reason) : null,
-            task.status === "failed"
-              ? h("button", { type: "button", class: "small", onclick: () => this.retry(id) }, "Retry")
+            { class: `queue-item status-${item.state}`, dataset: { status: item.state } },
+            h("span", { class: "queue-label" }, item.work.label),
+            h("span", { class: "queue-state" }, LABEL[item.state]),
+            note ? h("span", { class: "queue-reason" }, note) : null,
+            item.state === "failed"
+              ? h("button", { type: "button", class: "small", onclick: () => this.retry(item.id) }, "Retry")
               : null,
-          ),
-        ),
+          );
+        }),
       ),
     );
   }

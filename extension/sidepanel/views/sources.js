@@ -89,7 +89,7 @@ class SourcesView {
           event.preventDefault();
           const url = input.value.trim();
           if (!url) return;
-          this.queue.add([{ label: shortUrl(url), run: () => this.fetchUrl(url) }]);
+          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url) }]);
           input.value = "";
           event.target.hidden = true;
         },
@@ -149,7 +149,11 @@ class SourcesView {
     const payload = { collection: this.app.collection, mode: this.app.settings.capture.mode };
     if (tabId !== undefined) payload.tabId = tabId;
     this.queue.add([
-      { label, run: async () => this.describeSave(await this.app.request("ext.save_page", payload)) },
+      {
+        label,
+        key: `page:${tabId ?? "current"}`, // a double click does not save twice
+        run: async () => this.describeSave(await this.app.request("ext.save_page", payload)),
+      },
     ]);
   }
 
@@ -184,7 +188,7 @@ class SourcesView {
         `Links in the selection (${links.length})`,
         links.map((link) => ({ key: link.url, label: link.text, detail: shortUrl(link.url) })),
         (chosen) =>
-          this.queue.add(chosen.map((item) => ({ label: item.label, run: () => this.fetchUrl(item.key) }))),
+          this.queue.add(chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key) }))),
       );
     } catch (error) {
       this.app.fail(error);
@@ -302,7 +306,8 @@ class SourcesView {
               type: "button",
               class: "small",
               "aria-label": `Refresh ${title}`,
-              onclick: () => this.queue.add([{ label: `Refresh: ${title}`, run: () => this.fetchUrl(source.url) }]),
+              onclick: () =>
+                this.queue.add([{ label: `Refresh: ${title}`, key: source.url, run: () => this.fetchUrl(source.url) }]),
             },
             "Refresh",
           )
