@@ -308,7 +308,13 @@ def test_a_removed_host_manifest_shows_the_exact_fix(browser: PanelBrowser, pane
     import signal
 
     os.kill(int(pid), signal.SIGTERM)  # the host the browser started; it exits and the port drops
-    panel.wait("document.body.dataset.host === 'missing'", seconds=60, what="the 'host missing' status")
+    # the port drops ("Native host has exited."), the reconnect finds no manifest
+    panel.wait(
+        "document.body.dataset.host === 'missing' && document.querySelector('#host-status')"
+        ".textContent.includes('Specified native messaging host not found.')",
+        seconds=60,
+        what="the 'host missing' status after the reconnect",
+    )
     text = panel.eval("document.querySelector('#host-status').textContent")
     assert f"laika install --browser chromium --extension-id {DEV_EXTENSION_ID}" in text
     assert "laika doctor" in text

@@ -40,7 +40,7 @@ function renderStatus(app, state) {
   } else if (state.status === "missing") {
     fill(
       box,
-      h("strong", {}, "The Laika host is not installed for this browser."),
+      h("strong", {}, "The Laika host is not installed for this browser, or cannot start."),
       h("p", { class: "muted" }, `The browser said: ${state.lastError ?? "no host"}`),
       h("p", {}, "Fix: run these two commands in a terminal, then press Retry."),
       commandLine(installCommand(app.api)),

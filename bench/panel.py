@@ -1,0 +1,138 @@
+"""The side panel in real headless Chromium with the real host: how fast it feels.
+
+    .venv/bin/python bench/panel.py [--runs 20]
+
+Measured inside the panel page (performance.now(), so CDP round trips do not count):
+- open: navigation start -> panel interactive (host status shown as connected);
+- save: the Save page click -> the queue shows the 1 MB page stored (a new URL each run);
+- ask (offline): the Ask click -> the answer text first visible, and -> the final answer with
+  its chips; the offline runtime sends no deltas, so its first text is the final render;
+- ask (loopback model): the same with a local OpenAI-compatible server that streams at once,
+  so "first text" is the first delta the panel shows.
+Goals (issue 13): open <= 300 ms, save <= 1 s, first delta <= 300 ms. Medians of --runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from html_server import serve
+from llm_servers import ProviderServer, Reply, openai_sse
+from panel_browser import PanelBrowser
+
+PARAGRAPH = (
+    "<p>Tide tables list the hours of high and low water for each day; the harbour office "
+    "publishes them a year ahead, and pilots check them before every passage. {n}</p>\n"
+)
+BIG_PAGE = (
+    "<!doctype html><html lang='en'><head><title>Tide tables</title></head><body><article>"
+    "<h1>Tide tables</h1>"
+    + "".join(PARAGRAPH.format(n=n) for n in range(6000))
+    + "</article></body></html>"
+)
+
+OPEN = """new Promise((resolve) => {
+  const ready = () => document.body.dataset.ready === 'true' && document.body.dataset.host === 'connected';
+  const check = () => ready() ? resolve(performance.now()) : setTimeout(check, 2);
+  check();
+})"""
+
+SAVE = """new Promise((resolve, reject) => {
+  const before = document.querySelectorAll('.queue-item[data-status=done]').length;
+  const started = performance.now();
+  document.querySelector('#save-page').click();
+  const check = () => {
+    if (document.querySelector('.queue-item[data-status=failed]')) return reject(new Error(document.querySelector('.queue-item[data-status=failed]').textContent));
+    if (document.querySelectorAll('.queue-item[data-status=done]').length > before) return resolve(performance.now() - started);
+    setTimeout(check, 2);
+  };
+  check();
+})"""
+
+ASK = """new Promise((resolve) => {
+  document.querySelector('#tab-chat').click();
+  const log = document.querySelector('#chat-log');
+  const before = log.querySelectorAll('.msg.assistant').length;
+  document.querySelector('#question').value = %s;
+  const started = performance.now();
+  let first = null;
+  document.querySelector('#ask').click();
+  const check = () => {
+    const all = log.querySelectorAll('.msg.assistant');
+    const last = all.length > before ? all[all.length - 1] : null;
+    if (last && first === null && last.querySelector('.answer').textContent.trim()) first = performance.now() - started;
+    if (last && ['done', 'error'].includes(last.dataset.state)) {
+      return resolve({first, final: performance.now() - started, state: last.dataset.state});
+    }
+    setTimeout(check, 1);
+  };
+  check();
+})"""
+
+
+def median(values: list[float]) -> str:
+    return f"{statistics.median(values):7.1f} ms (min {min(values):.1f}, max {max(values):.1f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    runs = parser.parse_args().runs
+    print(f"1 MB page: {len(BIG_PAGE.encode()) / 1e6:.2f} MB; {runs} runs each")
+    with tempfile.TemporaryDirectory() as root, serve(lambda _path: BIG_PAGE) as site:
+        browser = PanelBrowser(Path(root))
+        server = ProviderServer([Reply(chunks=openai_sse(["{}"]))])
+        try:
+            panel = browser.open_panel()
+            opens = []
+            for _ in range(runs):
+                panel.call("Page.reload", ignoreCache=True)
+                panel.wait("document.readyState !== 'loading'")
+                opens.append(float(panel.eval(OPEN)))
+            print(f"open -> interactive:        {median(opens)}   goal <= 300 ms")
+
+            tab = browser.open(f"{site}/big?run=0")
+            saves = []
+            for run in range(runs):
+                tab.call("Page.navigate", url=f"{site}/big?run={run + 1}")
+                tab.wait("document.readyState === 'complete'")
+                saves.append(float(panel.eval(SAVE, timeout=60)))
+            print(f"Save click -> stored (1 MB): {median(saves)}   goal <= 1000 ms")
+
+            offline = [panel.eval(ASK % json.dumps("How far ahead are tide tables published?")) for _ in range(runs)]
+            assert all(item["state"] == "done" for item in offline), offline
+            print(f"offline ask -> first text:   {median([i['first'] for i in offline])}   (no deltas: the final render)")
+            print(f"offline ask -> final answer: {median([i['final'] for i in offline])}")
+
+            source_id = panel.eval(
+                "window.laikaPanel.request('sources.list', {collection: 'Inbox', limit: 1}).then(r => r.sources[0].id)"
+            )
+            reply = json.dumps(
+                {
+                    "assistant": {"markdown": "Pilots check the tide tables before every passage [1]."},
+                    "citations": [{"doc_id": f"src:{source_id}", "quote": "pilots check them before every passage"}],
+                }
+            )
+            server.replies = [Reply(chunks=openai_sse([reply[i : i + 30] for i in range(0, len(reply), 30)]))]
+            panel.eval(
+                f"window.laikaPanel.request('models.add', {{id: 'bench', kind: 'openai_compatible', model: 'm', base_url: {json.dumps(server.url)}}})"
+                ".then(() => window.laikaPanel.request('models.set_default', {id: 'bench'}))"
+            )
+            streamed = [panel.eval(ASK % json.dumps("Who checks the tables?")) for _ in range(runs)]
+            assert all(item["state"] == "done" for item in streamed), streamed
+            print(f"model ask -> first delta:    {median([i['first'] for i in streamed])}   goal <= 300 ms (loopback model)")
+            print(f"model ask -> final answer:   {median([i['final'] for i in streamed])}")
+        finally:
+            server.close()
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()
