@@ -23,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from panel_browser import Page, PanelBrowser
+
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
-from panel_browser import PanelBrowser
 
 PARAGRAPH = (
     "<p>Tide tables list the hours of high and low water for each day; the harbour office "
@@ -39,7 +40,8 @@ BIG_PAGE = (
 )
 
 OPEN = """new Promise((resolve) => {
-  const ready = () => document.body.dataset.ready === 'true' && document.body.dataset.host === 'connected';
+  const body = document.body;
+  const ready = () => body.dataset.ready === 'true' && body.dataset.host === 'connected';
   const check = () => ready() ? resolve(performance.now()) : setTimeout(check, 2);
   check();
 })"""
@@ -49,8 +51,10 @@ SAVE = """new Promise((resolve, reject) => {
   const started = performance.now();
   document.querySelector('#save-page').click();
   const check = () => {
-    if (document.querySelector('.queue-item[data-status=failed]')) return reject(new Error(document.querySelector('.queue-item[data-status=failed]').textContent));
-    if (document.querySelectorAll('.queue-item[data-status=done]').length > before) return resolve(performance.now() - started);
+    const failed = document.querySelector('.queue-item[data-status=failed]');
+    if (failed) return reject(new Error(failed.textContent));
+    const done = document.querySelectorAll('.queue-item[data-status=done]').length;
+    if (done > before) return resolve(performance.now() - started);
     setTimeout(check, 2);
   };
   check();
@@ -67,7 +71,8 @@ ASK = """new Promise((resolve) => {
   const check = () => {
     const all = log.querySelectorAll('.msg.assistant');
     const last = all.length > before ? all[all.length - 1] : null;
-    if (last && first === null && last.querySelector('.answer').textContent.trim()) first = performance.now() - started;
+    const shown = last && last.querySelector('.answer').textContent.trim();
+    if (shown && first === null) first = performance.now() - started;
     if (last && ['done', 'error'].includes(last.dataset.state)) {
       return resolve({first, final: performance.now() - started, state: last.dataset.state});
     }
@@ -81,6 +86,50 @@ def median(values: list[float]) -> str:
     return f"{statistics.median(values):7.1f} ms (min {min(values):.1f}, max {max(values):.1f})"
 
 
+def bench_open(panel: Page, runs: int) -> list[float]:
+    opens = []
+    for _ in range(runs):
+        panel.call("Page.reload", ignoreCache=True)
+        panel.wait("document.readyState !== 'loading'")
+        opens.append(float(panel.eval(OPEN)))
+    return opens
+
+
+def bench_save(browser: PanelBrowser, panel: Page, site: str, runs: int) -> list[float]:
+    tab = browser.open(f"{site}/big?run=0")
+    saves = []
+    for run in range(runs):
+        tab.call("Page.navigate", url=f"{site}/big?run={run + 1}")  # a new source each time
+        tab.wait("document.readyState === 'complete'")
+        saves.append(float(panel.eval(SAVE, timeout=60)))
+    return saves
+
+
+def bench_ask(panel: Page, question: str, runs: int) -> tuple[list[float], list[float]]:
+    answers = [panel.eval(ASK % json.dumps(question)) for _ in range(runs)]
+    assert all(answer["state"] == "done" for answer in answers), answers
+    return [a["first"] for a in answers], [a["final"] for a in answers]
+
+
+def use_loopback_model(panel: Page, server: ProviderServer) -> None:
+    """A provider that streams a grounded reply in 30-character deltas, made the default."""
+    source_id = panel.eval(
+        "window.laikaPanel.request('sources.list', {collection: 'Inbox', limit: 1})"
+        ".then(r => r.sources[0].id)"
+    )
+    markdown = "Pilots check the tide tables before every passage [1]."
+    citation = {"doc_id": f"src:{source_id}", "quote": "pilots check them before every passage"}
+    reply = json.dumps({"assistant": {"markdown": markdown}, "citations": [citation]})
+    server.replies = [
+        Reply(chunks=openai_sse([reply[i : i + 30] for i in range(0, len(reply), 30)]))
+    ]
+    provider = {"id": "bench", "kind": "openai_compatible", "model": "m", "base_url": server.url}
+    panel.eval(
+        f"window.laikaPanel.request('models.add', {json.dumps(provider)})"
+        ".then(() => window.laikaPanel.request('models.set_default', {id: 'bench'}))"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
@@ -91,44 +140,18 @@ def main() -> None:
         server = ProviderServer([Reply(chunks=openai_sse(["{}"]))])
         try:
             panel = browser.open_panel()
-            opens = []
-            for _ in range(runs):
-                panel.call("Page.reload", ignoreCache=True)
-                panel.wait("document.readyState !== 'loading'")
-                opens.append(float(panel.eval(OPEN)))
-            print(f"open -> interactive:        {median(opens)}   goal <= 300 ms")
-
-            tab = browser.open(f"{site}/big?run=0")
-            saves = []
-            for run in range(runs):
-                tab.call("Page.navigate", url=f"{site}/big?run={run + 1}")
-                tab.wait("document.readyState === 'complete'")
-                saves.append(float(panel.eval(SAVE, timeout=60)))
+            print(
+                f"open -> interactive:         {median(bench_open(panel, runs))}   goal <= 300 ms"
+            )
+            saves = bench_save(browser, panel, site, runs)
             print(f"Save click -> stored (1 MB): {median(saves)}   goal <= 1000 ms")
-
-            offline = [panel.eval(ASK % json.dumps("How far ahead are tide tables published?")) for _ in range(runs)]
-            assert all(item["state"] == "done" for item in offline), offline
-            print(f"offline ask -> first text:   {median([i['first'] for i in offline])}   (no deltas: the final render)")
-            print(f"offline ask -> final answer: {median([i['final'] for i in offline])}")
-
-            source_id = panel.eval(
-                "window.laikaPanel.request('sources.list', {collection: 'Inbox', limit: 1}).then(r => r.sources[0].id)"
-            )
-            reply = json.dumps(
-                {
-                    "assistant": {"markdown": "Pilots check the tide tables before every passage [1]."},
-                    "citations": [{"doc_id": f"src:{source_id}", "quote": "pilots check them before every passage"}],
-                }
-            )
-            server.replies = [Reply(chunks=openai_sse([reply[i : i + 30] for i in range(0, len(reply), 30)]))]
-            panel.eval(
-                f"window.laikaPanel.request('models.add', {{id: 'bench', kind: 'openai_compatible', model: 'm', base_url: {json.dumps(server.url)}}})"
-                ".then(() => window.laikaPanel.request('models.set_default', {id: 'bench'}))"
-            )
-            streamed = [panel.eval(ASK % json.dumps("Who checks the tables?")) for _ in range(runs)]
-            assert all(item["state"] == "done" for item in streamed), streamed
-            print(f"model ask -> first delta:    {median([i['first'] for i in streamed])}   goal <= 300 ms (loopback model)")
-            print(f"model ask -> final answer:   {median([i['final'] for i in streamed])}")
+            first, final = bench_ask(panel, "How far ahead are tide tables published?", runs)
+            print(f"offline ask -> first text:   {median(first)}   (no deltas: the final render)")
+            print(f"offline ask -> final answer: {median(final)}")
+            use_loopback_model(panel, server)
+            first, final = bench_ask(panel, "Who checks the tables?", runs)
+            print(f"model ask -> first delta:    {median(first)}   goal <= 300 ms (loopback model)")
+            print(f"model ask -> final answer:   {median(final)}")
         finally:
             server.close()
             browser.close()

@@ -265,7 +265,9 @@ def _in_service_worker(devtools: _DevTools, expression: str) -> dict[str, object
     while time.monotonic() < deadline:
         infos = devtools.call("Target.getTargets")["targetInfos"]
         assert isinstance(infos, list)
-        workers = [i for i in infos if i["type"] == "service_worker" and DEV_EXTENSION_ID in i["url"]]
+        workers = [
+            i for i in infos if i["type"] == "service_worker" and DEV_EXTENSION_ID in i["url"]
+        ]
         if workers:
             break
         time.sleep(0.2)

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from laika_host.native.browsers import DEV_EXTENSION_ID
+from panel_browser import Page, PanelBrowser
 
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
-from panel_browser import Page, PanelBrowser
 from support import REPO
 
 SCREENSHOTS = REPO / "tests" / "screenshots"
@@ -99,7 +99,8 @@ def test_the_panel_loads_connected_with_no_console_error_or_csp_violation(
     browser: PanelBrowser, panel: Page
 ) -> None:
     status = panel.eval("document.querySelector('#host-status').textContent")
-    assert "Connected" in status and "host v" in status
+    assert "Connected" in status
+    assert "host v" in status
     assert panel.eval("document.querySelector('[role=tablist]').children.length") == 3
     assert panel.eval("document.activeElement !== null")
     assert panel.problems() == []
@@ -130,14 +131,21 @@ def test_save_page_from_the_panel_stores_the_page(
 
     panel.type("#search-input", "spring tides")
     panel.wait("document.querySelector('#search-results mark')", what="a highlighted snippet")
-    marks = panel.eval("[...document.querySelectorAll('#search-results mark')].map(m => m.textContent)")
+    marks = panel.eval(
+        "[...document.querySelectorAll('#search-results mark')].map(m => m.textContent)"
+    )
     assert any("spring" in mark.lower() or "tides" in mark.lower() for mark in marks)
     shoot(panel, "search")
     panel.type("#search-input", "")
 
     panel.click("#source-list .title")
-    panel.wait("document.body.dataset.view === 'reader' && document.querySelector('#reader-body').textContent.includes('twice a day')", what="the reader view")
-    assert panel.eval("document.querySelector('#reader-body script, #reader-body [onerror]') === null")
+    panel.wait(
+        "document.body.dataset.view === 'reader' && document.querySelector('#reader-body').textContent.includes('twice a day')",
+        what="the reader view",
+    )
+    assert panel.eval(
+        "document.querySelector('#reader-body script, #reader-body [onerror]') === null"
+    )
     shoot(panel, "reader")
     panel.click("#reader-back")
 
@@ -209,7 +217,9 @@ def test_a_chip_whose_words_left_the_live_page_opens_the_stored_copy(
 ) -> None:
     pages, _ = site
     pages.pages["/tides"] = REWRITTEN
-    for target in browser.devtools.call("Target.getTargets", filter=[{"type": "page"}])["targetInfos"]:
+    for target in browser.devtools.call("Target.getTargets", filter=[{"type": "page"}])[
+        "targetInfos"
+    ]:
         if "/tides" in target["url"]:  # a tab still showing the old words would be reused
             browser.devtools.call("Target.closeTarget", targetId=target["targetId"])
     try:
@@ -234,14 +244,19 @@ def use_provider(panel: Page, server: ProviderServer) -> None:
     panel.type("#provider-model", "recorder")
     panel.type("#provider-base-url", server.url)
     panel.eval("document.querySelector('#provider-form').requestSubmit(), true")
-    panel.wait("document.querySelector('#provider-list [data-id=loop]')", what="the provider in the list")
+    panel.wait(
+        "document.querySelector('#provider-list [data-id=loop]')", what="the provider in the list"
+    )
     panel.type("#default-provider", "loop")
 
 
 def model_reply(browser: PanelBrowser, markdown: str, quote: str) -> list[str]:
     source_id = next(str(row["id"]) for row in stored(browser) if row["title"] == "Harbour tides")
     reply = json.dumps(
-        {"assistant": {"markdown": markdown}, "citations": [{"doc_id": f"src:{source_id}", "quote": quote}]}
+        {
+            "assistant": {"markdown": markdown},
+            "citations": [{"doc_id": f"src:{source_id}", "quote": quote}],
+        }
     )
     pieces = [reply[i : i + 40] for i in range(0, len(reply), 40)]
     return openai_sse(pieces)
@@ -260,7 +275,8 @@ def test_a_provider_added_in_settings_answers_through_the_loopback_server(
     assert answer["state"] == "done", answer
     assert answer["states"] == ["waiting", "streaming", "done"], answer["states"]  # deltas first
     streamed = answer["streamed"]
-    assert streamed and all(text.startswith("The moon") or "The moon".startswith(text) for text in streamed)
+    assert streamed
+    assert all(text.startswith("The moon") or "The moon".startswith(text) for text in streamed)
     assert not any("{" in text for text in streamed), "raw JSON was shown while streaming"
     assert answer["text"].startswith("The moon pulls the oceans")
     assert [chip["state"] for chip in answer["chips"]] == ["verified"]
@@ -284,7 +300,9 @@ def test_xss_vectors_as_model_answers_execute_nothing_in_the_panel(
     batches = [vectors[i : i + 40] for i in range(0, len(vectors), 40)]
     for batch in batches:
         markdown = "\n\n".join(batch) + "\n\nThe moon pulls the oceans [1]."
-        model_server.replies = [Reply(chunks=model_reply(browser, markdown, "the moon pulls the oceans"))]
+        model_server.replies = [
+            Reply(chunks=model_reply(browser, markdown, "the moon pulls the oceans"))
+        ]
         answer = ask(panel, "Tell me about the moon.")
         assert answer["state"] == "done", answer
     watch = panel.eval("window.__laikaWatch")
