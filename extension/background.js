@@ -89,12 +89,15 @@ async function capturePage(tabId, mode) {
 /** Capture the tab's page as the user sees it and store it; resolves with the host's result. */
 async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, onEvent = undefined) {
   try {
+    const started = performance.now();
     const tab = await targetTab(tabId);
     const page = await capturePage(tab.id, mode);
+    const serialized = performance.now();
     const payload = savePagePayload(page, collection);
     if (payload.mode === "auto") delete payload.mode; // the default: older hosts reject the key
     const saved = await request("sources.save_page", payload, onEvent);
-    extra.lastSaved = { id: saved.source?.id, outcome: saved.outcome, title: saved.source?.title };
+    const timings = { serializeMs: Math.round(serialized - started), hostMs: Math.round(performance.now() - serialized) };
+    extra.lastSaved = { id: saved.source?.id, outcome: saved.outcome, title: saved.source?.title, timings };
     extra.lastSaveError = null;
     publishState();
     markTab(tab.id, tab.url);

@@ -101,7 +101,8 @@ export class HostClient {
       }
       return pong;
     } catch (error) {
-      if (!this._remote) this._setState({ lastError: String(error?.message ?? error) });
+      // a dropped port already recorded the browser's own words; keep them
+      if (!this._remote && error?.code !== "disconnected") this._setState({ lastError: String(error?.message ?? error) });
       return null;
     }
   }

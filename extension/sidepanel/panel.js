@@ -24,7 +24,7 @@ function createApp() {
     host,
     collection: "Inbox",
     collections: [],
-    settings: { capture: { mode: "auto", images: true, maxChars: 200000 }, provider: "" },
+    settings: { capture: { mode: "auto", maxChars: 8000000 }, provider: "" }, // capture.js's own defaults
     request: (type, payload = {}, options = {}) => host.request(type, payload, options),
     has: (type) => host.state.capabilities.includes(type),
     on(name, fn) {

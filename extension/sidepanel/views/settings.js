@@ -89,7 +89,12 @@ class SettingsView {
     return h(
       "li",
       { class: "provider", dataset: { id: provider.id } },
-      h("div", {}, h("strong", {}, provider.id), provider.default ? h("span", { class: "pill status-captured" }, "default") : null),
+      h(
+        "div",
+        { class: "provider-head" },
+        h("strong", {}, provider.id),
+        provider.default ? h("span", { class: "pill status-captured" }, "default") : null,
+      ),
       h("div", { class: "meta" }, `${provider.kind} · ${provider.model}${provider.base_url ? ` · ${provider.base_url}` : ""}`),
       h("div", { class: "meta" }, key),
       h(
