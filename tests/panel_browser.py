@@ -136,7 +136,9 @@ class Page:
 class PanelBrowser:
     """Chromium with `extension/` loaded and the host installed into its profile."""
 
-    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, env: dict[str, str] | None = None, flags: tuple[str, ...] = ()
+    ) -> None:
         chromium = need_chromium()
         self.home, self.profile = root / "laika-home", root / "profile"
         self.env = {**os.environ, "LAIKA_HOME": str(self.home), **(env or {})}
@@ -149,6 +151,7 @@ class PanelBrowser:
             chromium,
             [
                 *HEADLESS_FLAGS,
+                *flags,
                 "--enable-unsafe-extension-debugging",
                 f"--user-data-dir={self.profile}",
                 f"--load-extension={EXTENSION}",

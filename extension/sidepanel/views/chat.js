@@ -22,6 +22,7 @@ class ChatView {
     this.app = app;
     this.root = root;
     this.controller = null;
+    this.generation = 0;
     this.log = h("ol", { class: "chat-log", id: "chat-log", "aria-label": "Conversation" });
     this.question = h("textarea", {
       id: "question",
@@ -48,10 +49,13 @@ class ChatView {
 
   async loadHistory() {
     if (this.app.host.state.status !== "connected" || this.controller) return;
+    const generation = ++this.generation;
     try {
       const { events } = await this.app.request("chat.history", { collection: this.app.collection, limit: 50 });
+      if (generation !== this.generation) return; // an ask or a newer load came first: keep it
       fill(this.log, events.map((event) => this.historyItem(event)));
     } catch (error) {
+      if (generation !== this.generation) return;
       fill(this.log);
       if (error?.code !== "not_found") this.app.fail(error);
     }
@@ -91,6 +95,7 @@ class ChatView {
 
   async run(question, type, payload) {
     if (this.controller) return;
+    this.generation++; // a history load still on its way must not replace this exchange
     this.empty.hidden = true;
     this.log.append(userBubble(question));
     const bubble = assistantBubble();
