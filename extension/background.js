@@ -149,13 +149,13 @@ async function selectionLinksOf(tabId) {
   return { tabId: tab.id, links: links.filter((link) => isWeb(link.url)) };
 }
 
-async function summarize(tabId, collection, provider, onEvent) {
+async function summarize(tabId, collection, provider, onEvent, id = undefined) {
   const tab = await targetTab(tabId);
   const page = await capturePage(tab.id, undefined);
   const payload = savePagePayload(page, collection);
   delete payload.mode; // page.summarize takes no capture mode
   if (provider) payload.provider = provider;
-  return request("page.summarize", payload, onEvent);
+  return request("page.summarize", payload, onEvent, { id });
 }
 
 // --- citations: open the live page at the quote, or say the reader must show it -----------
@@ -203,7 +203,8 @@ const LOCAL = {
   "ext.save_tabs": async (p) => saveTabs(p.tabIds, p.collection),
   "ext.tabs": async () => openTabs(),
   "ext.selection_links": async (p) => selectionLinksOf(p.tabId),
-  "ext.summarize": async (p, onEvent) => summarize(p.tabId, p.collection, p.provider, onEvent),
+  // the host request takes the panel's relayed id, so the panel's Stop (host.cancel) reaches it
+  "ext.summarize": async (p, onEvent, id) => summarize(p.tabId, p.collection, p.provider, onEvent, id),
   "ext.open_citation": async (p) => openCitation(p),
 };
 
@@ -238,13 +239,13 @@ function relayPanel(port) {
     if (!frame || typeof frame.type !== "string") return;
     const onEvent = (event) => post(port, { ...event, id: frame.id });
     const payload = frame.payload ?? {};
+    if (frame.type !== "host.cancel") running.add(prefix + frame.id);
     try {
       let result;
-      if (frame.type in LOCAL) result = await LOCAL[frame.type](payload, onEvent);
+      if (frame.type in LOCAL) result = await LOCAL[frame.type](payload, onEvent, prefix + frame.id);
       else if (frame.type.startsWith("ext.")) throw new Error(`unknown panel request ${frame.type}`);
       else {
         const forwarded = frame.type === "host.cancel" ? { target_id: prefix + payload.target_id } : payload;
-        running.add(prefix + frame.id);
         result = await request(frame.type, forwarded, onEvent, { id: prefix + frame.id });
       }
       post(port, { id: frame.id, ok: true, result });

@@ -282,6 +282,30 @@ def test_a_provider_added_in_settings_answers_through_the_loopback_server(
     assert [chip["state"] for chip in answer["chips"]] == ["verified"]
 
 
+def test_stop_cancels_the_running_ask_in_the_host(
+    browser: PanelBrowser, panel: Page, model_server: ProviderServer
+) -> None:
+    chunks = model_reply(browser, "The moon pulls the oceans [1].", "the moon pulls the oceans")
+    model_server.replies = [Reply(chunks=chunks, stall_after=1, stall_seconds=60)]
+    panel.click("#tab-chat")
+    panel.type("#question", "What does the moon do, slowly?")
+    panel.click("#ask")
+    panel.wait("!document.querySelector('#stop').disabled", what="the Stop button to be enabled")
+    panel.wait(
+        "document.querySelector('.msg.assistant:last-child').dataset.state === 'streaming'",
+        what="the first delta",
+    )
+    panel.click("#stop")
+    panel.wait(
+        "document.querySelector('.msg.assistant:last-child').dataset.state === 'cancelled'",
+        what="the answer marked as stopped",
+    )
+    assert panel.eval("document.querySelector('#ask').disabled") is False
+    browser.wait_for_log("host.cancel", 20)
+    log = browser.log_text()
+    assert "panel" in log.split("host.cancel", 1)[1].split("\n", 1)[0], "the cancel was not relayed"
+
+
 def xss_vectors() -> list[str]:
     vectors: list[str] = []
     for path in sorted(XSS_CORPORA.glob("*.json")):
