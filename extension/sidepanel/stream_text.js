@@ -22,29 +22,32 @@ export function streamingPreview(raw) {
   return decodeString(text, i + 1);
 }
 
+const RUN = /[^"\\]+/y; // a stretch with no quote and no backslash (one character class: linear)
+
 /** Decode a JSON string body from `start` up to its closing quote or the end of the text. */
 function decodeString(text, start) {
   const out = [];
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"') break;
-    if (ch !== "\\") {
-      out.push(ch);
+  let i = start;
+  while (i < text.length) {
+    RUN.lastIndex = i;
+    const run = RUN.exec(text);
+    if (run) {
+      out.push(run[0]);
+      i += run[0].length;
       continue;
     }
-    const next = text[i + 1];
+    if (text[i] === '"') break;
+    const next = text[i + 1]; // text[i] is a backslash
     if (next === undefined) break; // the escape has not fully arrived
     if (next === "u") {
       const hex = text.slice(i + 2, i + 6);
-      if (hex.length < 4) break;
-      const code = Number.parseInt(hex, 16);
-      if (Number.isNaN(code) || !/^[0-9a-fA-F]{4}$/.test(hex)) break;
-      out.push(String.fromCharCode(code));
-      i += 5;
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) break; // not fully arrived (or broken): stop here
+      out.push(String.fromCharCode(Number.parseInt(hex, 16)));
+      i += 6;
       continue;
     }
     out.push(ESCAPES[next] ?? next);
-    i += 1;
+    i += 2;
   }
   return out.join("");
 }

@@ -31,15 +31,20 @@ test("escapes split across deltas wait for their end; text that is not JSON show
   assert.equal(streamingPreview('{"citations": []'), "");
 });
 
-test("the preview is linear: a 4 MB reply takes about 4x a 1 MB one", () => {
+test("the preview is linear: a 4x longer reply takes about 4x the time", () => {
+  // the fastest of 5 runs each, so a busy machine does not decide the ratio
   const time = (size) => {
     const reply = JSON.stringify({ assistant: { markdown: "ab\\\"c ".repeat(size / 6) } });
-    const started = performance.now();
-    streamingPreview(reply);
-    return performance.now() - started;
+    let best = Infinity;
+    for (let run = 0; run < 5; run++) {
+      const started = performance.now();
+      streamingPreview(reply);
+      best = Math.min(best, performance.now() - started);
+    }
+    return best;
   };
-  time(1e5);
-  const small = Math.max(time(1e6), 1);
-  const large = time(4e6);
+  time(1e4);
+  const small = Math.max(time(1e5), 1);
+  const large = time(4e5);
   assert.ok(large / small < 12, `4x input took ${(large / small).toFixed(1)}x the time`);
 });
