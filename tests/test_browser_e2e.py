@@ -228,8 +228,15 @@ def test_chromium_save_page_stores_the_page_as_a_source(tmp_path: Path, fixture_
     try:
         _wait_for_log(home / "logs" / "host.log", CONNECTED, devtools.process, 90)
         devtools.call("Target.createTarget", url=fixture_site)
-        tab = _loaded_tab(devtools, "Harbour tides")
-        devtools.call("Extensions.triggerAction", id=DEV_EXTENSION_ID, targetId=tab)  # the click
+        _loaded_tab(devtools, "Harbour tides")
+        # the toolbar button opens the side panel now; saving goes through the automation API
+        # (globalThis.laika.savePage, what the panel's Save page button also calls)
+        saved = _in_service_worker(
+            devtools,
+            "chrome.tabs.query({title: 'Harbour tides'})"
+            ".then(([tab]) => globalThis.laika.savePage(tab.id, {collection: 'Inbox'}))",
+        )
+        assert saved["outcome"] == "new", saved
         db = home / "laika.db"
         deadline = time.monotonic() + 30
         while not (stored := _stored_sources(db)) and time.monotonic() < deadline:
@@ -250,6 +257,36 @@ def test_chromium_save_page_stores_the_page_as_a_source(tmp_path: Path, fixture_
     assert "Harbour office" not in markdown  # the footer is not content
     assert "document.title" not in markdown  # scripts were removed in the page
     assert json.loads(str(source["provenance_json"]))["origin"] == "extension"
+
+
+def _in_service_worker(devtools: _DevTools, expression: str) -> dict[str, object]:
+    """Evaluate (awaiting a promise) in the extension's service worker, where `laika` lives."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        infos = devtools.call("Target.getTargets")["targetInfos"]
+        assert isinstance(infos, list)
+        workers = [
+            i for i in infos if i["type"] == "service_worker" and DEV_EXTENSION_ID in i["url"]
+        ]
+        if workers:
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail("the extension's service worker did not start")
+    session = devtools.call("Target.attachToTarget", targetId=workers[0]["targetId"], flatten=True)
+    reply = devtools.call(
+        "Runtime.evaluate",
+        session_id=str(session["sessionId"]),
+        expression=expression,
+        awaitPromise=True,
+        returnByValue=True,
+    )
+    assert "exceptionDetails" not in reply, reply
+    result = reply["result"]
+    assert isinstance(result, dict)
+    value = result["value"]
+    assert isinstance(value, dict)
+    return value
 
 
 def _loaded_tab(devtools: _DevTools, title: str) -> str:

@@ -1,0 +1,241 @@
+// Chat: the collection's conversation (chat.history), the answer streaming in as plain text,
+// then the host-rendered answer (through setSafeHtml) with one chip per citation. A verified
+// chip opens the live page at the quote, or the stored copy when the page lost the words.
+
+import { answerAsMarkdown, chipModel } from "../../lib/citations.js";
+import { setSafeHtml } from "../../lib/safe_html.js";
+import { describeError } from "../errors.js";
+import { fill, h } from "../dom.js";
+import { streamingPreview } from "../stream_text.js";
+
+const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "rejected" };
+
+export function mountChat(app, root) {
+  const view = new ChatView(app, root);
+  app.on("connected", () => view.loadHistory());
+  app.on("collection", () => view.loadHistory());
+  return view;
+}
+
+class ChatView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.controller = null;
+    this.generation = 0;
+    this.log = h("ol", { class: "chat-log", id: "chat-log", "aria-label": "Conversation" });
+    this.question = h("textarea", {
+      id: "question",
+      rows: "3",
+      maxlength: "4000",
+      placeholder: "Ask your sources…",
+      onkeydown: (event) => {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) this.form.requestSubmit();
+      },
+    });
+    this.askButton = h("button", { type: "submit", id: "ask", class: "primary" }, "Ask");
+    this.stopButton = h("button", { type: "button", id: "stop", disabled: true, onclick: () => this.stop() }, "Stop");
+    this.pageButton = h("button", { type: "button", id: "ask-page", onclick: () => this.askPage() }, "Ask about this page");
+    this.form = h(
+      "form",
+      { class: "ask", id: "ask-form", onsubmit: (event) => (event.preventDefault(), this.ask()) },
+      h("label", { for: "question" }, "Question (Ctrl+Enter to ask)"),
+      this.question,
+      h("div", { class: "actions" }, this.askButton, this.stopButton, this.pageButton),
+    );
+    this.empty = h("p", { class: "muted", id: "chat-empty" }, "Ask a question: answers cite your saved sources.");
+    fill(root, this.empty, this.log, this.form);
+  }
+
+  async loadHistory() {
+    if (this.app.host.state.status !== "connected" || this.controller) return;
+    const generation = ++this.generation;
+    try {
+      const { events } = await this.app.request("chat.history", { collection: this.app.collection, limit: 50 });
+      if (generation !== this.generation) return; // an ask or a newer load came first: keep it
+      fill(this.log, events.map((event) => this.historyItem(event)));
+    } catch (error) {
+      if (generation !== this.generation) return;
+      fill(this.log);
+      if (error?.code !== "not_found") this.app.fail(error);
+    }
+    this.empty.hidden = this.log.children.length > 0;
+  }
+
+  historyItem(event) {
+    if (event.role === "user") return userBubble(event.markdown);
+    const bubble = assistantBubble();
+    this.finish(bubble, {
+      status: event.model?.status ?? "ok",
+      answer_markdown: event.markdown,
+      answer_html: event.answer_html,
+      citations: event.citations ?? [],
+      warnings: [],
+    });
+    return bubble.item;
+  }
+
+  providerPayload() {
+    const provider = this.app.settings.provider;
+    return provider ? { provider } : {};
+  }
+
+  ask() {
+    const question = this.question.value.trim();
+    if (!question) return this.question.focus();
+    this.question.value = "";
+    const payload = { question, collection: this.app.collection, ...this.providerPayload() };
+    this.run(question, "chat.ask", payload);
+  }
+
+  askPage() {
+    const payload = { collection: this.app.collection, ...this.providerPayload() };
+    this.run("Summarize this page.", "ext.summarize", payload);
+  }
+
+  async run(question, type, payload) {
+    if (this.controller) return;
+    this.generation++; // a history load still on its way must not replace this exchange
+    this.empty.hidden = true;
+    this.log.append(userBubble(question));
+    const bubble = assistantBubble();
+    this.log.append(bubble.item);
+    bubble.status.textContent = type === "ext.summarize" ? "Reading the page…" : "Thinking…";
+    bubble.item.scrollIntoView({ block: "end" });
+    this.controller = new AbortController();
+    this.busy(true);
+    let streamed = "";
+    const onEvent = (frame) => {
+      if (frame.event !== "delta" || typeof frame.data?.text !== "string") return;
+      streamed += frame.data.text;
+      // plain text while streaming; HTML only from the host's final render
+      bubble.answer.textContent = streamingPreview(streamed);
+      bubble.item.dataset.state = "streaming";
+      bubble.status.textContent = "Answering…";
+    };
+    try {
+      const result = await this.app.request(type, payload, { onEvent, signal: this.controller.signal });
+      this.finish(bubble, result);
+    } catch (error) {
+      bubble.item.dataset.state = error?.code === "cancelled" ? "cancelled" : "error";
+      bubble.status.textContent =
+        error?.code === "cancelled" ? "Stopped. Ask again when you like." : describeError(error);
+      bubble.status.classList.toggle("error", error?.code !== "cancelled");
+    } finally {
+      this.controller = null;
+      this.busy(false);
+    }
+  }
+
+  busy(on) {
+    this.askButton.disabled = on;
+    this.pageButton.disabled = on;
+    this.stopButton.disabled = !on;
+    this.root.setAttribute("aria-busy", String(on));
+  }
+
+  stop() {
+    this.controller?.abort();
+  }
+
+  /** The final answer: host HTML (sanitized again here), chips, status, Copy as Markdown. */
+  finish(bubble, result) {
+    if (typeof result.answer_html === "string") setSafeHtml(bubble.answer, result.answer_html);
+    else bubble.answer.textContent = result.answer_markdown ?? "";
+    bubble.item.dataset.state = "done";
+    const citations = result.citations ?? [];
+    const models = citations.map((citation, index) => chipModel(citation, index));
+    fill(bubble.chips, models.map((model, i) => this.chip(model, citations[i])));
+    bubble.answer.addEventListener("click", (event) => this.markerClick(event, models, citations));
+    const notes = [];
+    if (result.status && result.status !== "ok") notes.push(`The model's answer is ${result.status.replaceAll("_", " ")}.`);
+    notes.push(...(result.warnings ?? []));
+    bubble.status.textContent = notes.join(" ");
+    bubble.status.classList.toggle("warn", notes.length > 0);
+    fill(
+      bubble.actions,
+      h(
+        "button",
+        { type: "button", class: "small copy-md", onclick: () => this.copy(result) },
+        "Copy as Markdown",
+      ),
+    );
+  }
+
+  chip(model, citation) {
+    const tipId = `tip-${Math.random().toString(36).slice(2)}`;
+    const stateText = model.state === "verified" ? "verified" : `${STATE_TEXT[model.state] ?? model.state}${model.reason ? `: ${model.reason}` : ""}`;
+    return h(
+      "li",
+      { class: "chip-item" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: `chip state-${model.state}`,
+          dataset: { state: model.state, marker: String(model.marker ?? "") },
+          "aria-describedby": tipId,
+          onclick: () => this.openCitation(model, citation),
+        },
+        h("span", { class: "chip-label" }, model.label),
+        h("span", { class: "chip-state" }, model.state === "verified" ? "✓" : "?"),
+      ),
+      h("span", { class: "tip", role: "tooltip", id: tipId }, `“${model.quote}” — ${stateText}`),
+    );
+  }
+
+  markerClick(event, models, citations) {
+    const link = event.target.closest?.("a.citation");
+    if (!link) return;
+    event.preventDefault();
+    const number = Number(/\d+/.exec(link.textContent)?.[0]);
+    const index = models.findIndex((model) => Number(model.marker) === number);
+    if (index >= 0) this.openCitation(models[index], citations[index]);
+  }
+
+  async openCitation(model, citation) {
+    const sourceId = citation.source_id;
+    if (!model.href) {
+      if (!sourceId) return this.app.toast("This citation names no stored source.", "error");
+      const notice = `This citation is ${model.state}${model.reason ? ` (${model.reason})` : ""}: the stored copy is shown.`;
+      return this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
+    }
+    try {
+      this.app.toast("Opening the page at the quote…");
+      const opened = await this.app.request("ext.open_citation", {
+        url: citation.url,
+        locator: model.href,
+        source_id: sourceId,
+        quote: model.quote,
+      });
+      if (opened.opened === "reader" && sourceId) {
+        const notice = "The live page no longer holds these words: this is the stored copy, quote marked.";
+        this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
+      }
+    } catch (error) {
+      this.app.fail(error);
+    }
+  }
+
+  async copy(result) {
+    try {
+      await navigator.clipboard.writeText(answerAsMarkdown(result));
+      this.app.toast("Copied the answer as Markdown, citations as footnotes.");
+    } catch (error) {
+      this.app.toast(`Could not copy: ${error.message}. Click into the panel first, then try again.`, "error");
+    }
+  }
+}
+
+function userBubble(text) {
+  return h("li", { class: "msg user" }, h("div", { class: "bubble" }, text));
+}
+
+function assistantBubble() {
+  const answer = h("div", { class: "answer", "aria-live": "polite" });
+  const status = h("p", { class: "msg-status", role: "status" });
+  const chips = h("ul", { class: "chips", "aria-label": "Citations" });
+  const actions = h("div", { class: "msg-actions" });
+  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, answer, status, chips, actions);
+  return { item, answer, status, chips, actions };
+}

@@ -1,0 +1,388 @@
+// Sources: capture actions with a checkbox preview and the visible queue, FTS search with
+// highlighted snippets, the list with each source's status, add a URL or a note, refresh, delete.
+
+import { fill, h, markedText, shortUrl } from "../dom.js";
+import { QueueView } from "./queue_view.js";
+
+export function mountSources(app, root) {
+  const view = new SourcesView(app, root);
+  app.on("connected", () => view.reload());
+  app.on("collection", () => view.reload());
+  app.on("sources-reload", () => view.reload());
+  return view;
+}
+
+class SourcesView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.searchTimer = null;
+    this.build();
+    this.queue = new QueueView(app, this.queueBox, () => {
+      this.reload();
+      app.emit("sources-changed");
+    });
+  }
+
+  build() {
+    const button = (id, text, onclick, extra = {}) => h("button", { type: "button", id, onclick, ...extra }, text);
+    this.picker = h("div", { class: "picker card", id: "picker", hidden: true });
+    this.queueBox = h("div", { class: "queue card", id: "queue", hidden: true, "aria-live": "polite" });
+    this.addUrlForm = this.buildAddUrl();
+    this.addNoteForm = this.buildAddNote();
+    this.searchInput = h("input", {
+      type: "search",
+      id: "search-input",
+      placeholder: "Search this collection",
+      "aria-label": "Search sources",
+      oninput: () => this.scheduleSearch(),
+    });
+    this.list = h("ul", { class: "source-list", id: "source-list", "aria-label": "Sources" });
+    this.results = h("ul", { class: "source-list", id: "search-results", "aria-label": "Search results", hidden: true });
+    this.listStatus = h("p", { class: "muted", id: "sources-status", role: "status" });
+    fill(
+      this.root,
+      h(
+        "div",
+        { class: "toolbar", role: "toolbar", "aria-label": "Capture" },
+        button("save-page", "Save page", () => this.savePage(), { class: "primary" }),
+        button("save-selection", "Save selection", () => this.saveSelection()),
+        button("save-links", "Links in selection…", () => this.pickLinks()),
+        button("save-tabs", "Open tabs…", () => this.pickTabs()),
+      ),
+      this.picker,
+      this.queueBox,
+      h(
+        "form",
+        { role: "search", class: "search", onsubmit: (event) => (event.preventDefault(), this.search()) },
+        this.searchInput,
+      ),
+      h(
+        "div",
+        { class: "toolbar" },
+        button("add-url", "Add URL", () => this.toggle(this.addUrlForm)),
+        button("add-note", "Add note", () => this.toggle(this.addNoteForm)),
+        button("sources-reload", "Reload", () => this.reload(), { class: "ghost" }),
+      ),
+      this.addUrlForm,
+      this.addNoteForm,
+      this.listStatus,
+      this.results,
+      this.list,
+    );
+  }
+
+  toggle(form) {
+    form.hidden = !form.hidden;
+    if (!form.hidden) form.querySelector("input, textarea")?.focus();
+  }
+
+  buildAddUrl() {
+    const input = h("input", { type: "url", id: "add-url-input", required: true, placeholder: "https://…" });
+    return h(
+      "form",
+      {
+        class: "card form",
+        id: "add-url-form",
+        hidden: true,
+        onsubmit: (event) => {
+          event.preventDefault();
+          const url = input.value.trim();
+          if (!url) return;
+          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url) }]);
+          input.value = "";
+          event.target.hidden = true;
+        },
+      },
+      h("label", { for: "add-url-input" }, "Page address (the host fetches it)"),
+      input,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Add")),
+    );
+  }
+
+  buildAddNote() {
+    const title = h("input", { type: "text", id: "note-title", maxlength: "300", placeholder: "Optional" });
+    const text = h("textarea", { id: "note-text", rows: "4", required: true });
+    return h(
+      "form",
+      {
+        class: "card form",
+        id: "add-note-form",
+        hidden: true,
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const form = event.target;
+          if (!this.app.has("sources.add_note")) {
+            return this.app.toast("This Laika host cannot store notes yet: update the host, then reload.", "error");
+          }
+          try {
+            const payload = { collection: this.app.collection, text: text.value };
+            if (title.value.trim()) payload.title = title.value.trim();
+            await this.app.request("sources.add_note", payload);
+            title.value = text.value = "";
+            form.hidden = true;
+            this.app.toast("Note saved.");
+            this.reload();
+            this.app.emit("sources-changed");
+          } catch (error) {
+            this.app.fail(error);
+          }
+        },
+      },
+      h("label", { for: "note-title" }, "Title"),
+      title,
+      h("label", { for: "note-text" }, "Note (stored as plain text)"),
+      text,
+      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save note")),
+    );
+  }
+
+  // --- capture ---------------------------------------------------------------------
+
+  describeSave(saved) {
+    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
+    const note = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
+    return { ...saved, note };
+  }
+
+  savePage(tabId = undefined, label = "This page") {
+    const payload = { collection: this.app.collection, mode: this.app.settings.capture.mode };
+    if (tabId !== undefined) payload.tabId = tabId;
+    this.queue.add([
+      {
+        label,
+        key: `page:${tabId ?? "current"}`, // a double click does not save twice
+        run: async () => this.describeSave(await this.app.request("ext.save_page", payload)),
+      },
+    ]);
+  }
+
+  saveSelection() {
+    const payload = { collection: this.app.collection };
+    this.queue.add([
+      {
+        label: "The selection",
+        run: async () => this.describeSave(await this.app.request("ext.save_selection", payload)),
+      },
+    ]);
+  }
+
+  /** add_url, then run that job now: the queue shows the fetch's own outcome or error. */
+  async fetchUrl(url) {
+    const added = await this.app.request("sources.add_url", { url, collection: this.app.collection });
+    if (!added.job || added.job.status === "succeeded") return { note: added.outcome };
+    await this.app.request("jobs.run", { max_jobs: 1 });
+    const job = await this.app.request("jobs.status", { job_id: added.job.id });
+    if (job.status === "succeeded") return { note: job.outcome_reason ? `kept: ${job.outcome_reason}` : job.outcome };
+    const reason = job.last_error ?? `the fetch is ${job.status}`;
+    throw new Error(job.status === "queued" ? `${reason} (the host retries it later)` : reason);
+  }
+
+  async pickLinks() {
+    try {
+      const { links } = await this.app.request("ext.selection_links", {});
+      if (!links.length) {
+        return this.app.toast("No links in the selection: select text that contains links, then try again.", "error");
+      }
+      this.showPicker(
+        `Links in the selection (${links.length})`,
+        links.map((link) => ({ key: link.url, label: link.text, detail: shortUrl(link.url) })),
+        (chosen) =>
+          this.queue.add(chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key) }))),
+      );
+    } catch (error) {
+      this.app.fail(error);
+    }
+  }
+
+  async pickTabs() {
+    try {
+      const { tabs } = await this.app.request("ext.tabs", {});
+      if (!tabs.length) return this.app.toast("No web pages are open in this browser.", "error");
+      this.showPicker(
+        `Open tabs (${tabs.length})`,
+        tabs.map((tab) => ({ key: tab.tabId, label: tab.title, detail: shortUrl(tab.url) })),
+        (chosen) => chosen.forEach((item) => this.savePage(item.key, item.label)),
+      );
+    } catch (error) {
+      this.app.fail(error);
+    }
+  }
+
+  /** A checkbox preview: everything checked, the user unticks what they do not want. */
+  showPicker(title, items, onSave) {
+    const boxes = items.map((item, i) =>
+      h("input", { type: "checkbox", id: `pick-${i}`, checked: true, dataset: { index: String(i) } }),
+    );
+    const count = h("span", {}, String(items.length));
+    const update = () => (count.textContent = String(boxes.filter((box) => box.checked).length));
+    const all = h("input", {
+      type: "checkbox",
+      id: "pick-all",
+      checked: true,
+      onchange: () => {
+        boxes.forEach((box) => (box.checked = all.checked));
+        update();
+      },
+    });
+    fill(
+      this.picker,
+      h("h3", {}, title),
+      h("label", { class: "check" }, all, "Select all"),
+      h(
+        "ul",
+        { class: "pick-list", onchange: update },
+        items.map((item, i) =>
+          h(
+            "li",
+            {},
+            h("label", { class: "check", for: `pick-${i}` }, boxes[i], h("span", {}, item.label, h("small", {}, item.detail))),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "button", onclick: () => (this.picker.hidden = true) }, "Cancel"),
+        h(
+          "button",
+          {
+            type: "button",
+            id: "pick-save",
+            class: "primary",
+            onclick: () => {
+              this.picker.hidden = true;
+              const chosen = items.filter((_, i) => boxes[i].checked);
+              if (chosen.length) onSave(chosen);
+            },
+          },
+          "Save ",
+          count,
+        ),
+      ),
+    );
+    this.picker.hidden = false;
+    all.focus();
+  }
+
+  // --- list and search -------------------------------------------------------------
+
+  async reload() {
+    if (this.app.host.state.status !== "connected") return;
+    this.listStatus.textContent = "Loading…";
+    try {
+      const { sources } = await this.app.request("sources.list", { collection: this.app.collection, limit: 200 });
+      fill(this.list, sources.map((source) => this.row(source)));
+      this.listStatus.textContent = sources.length
+        ? `${sources.length} source(s) in ${this.app.collection}`
+        : `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`;
+    } catch (error) {
+      fill(this.list);
+      this.listStatus.textContent =
+        error?.code === "not_found"
+          ? `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`
+          : `Could not list the sources: ${error.message}`;
+    }
+    if (this.searchInput.value.trim()) this.search();
+  }
+
+  statusChips(source) {
+    const chips = [h("span", { class: `pill status-${source.capture_status}` }, source.capture_status)];
+    if (source.capture_status === "failed" && source.capture_error) {
+      chips.push(h("span", { class: "pill status-failed" }, source.capture_error));
+    }
+    if (source.truncated) chips.push(h("span", { class: "pill warn" }, "truncated"));
+    for (const signal of source.signals ?? []) chips.push(h("span", { class: "pill warn" }, signal.replaceAll("_", " ")));
+    return chips;
+  }
+
+  row(source) {
+    const title = source.title || source.url || "(untitled)";
+    const actions = [
+      source.url
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              "aria-label": `Refresh ${title}`,
+              onclick: () =>
+                this.queue.add([{ label: `Refresh: ${title}`, key: source.url, run: () => this.fetchUrl(source.url) }]),
+            },
+            "Refresh",
+          )
+        : null,
+      h(
+        "button",
+        { type: "button", class: "small danger", "aria-label": `Delete ${title}`, onclick: () => this.remove(source, title) },
+        "Delete",
+      ),
+    ];
+    return h(
+      "li",
+      { class: "source", dataset: { id: source.id } },
+      h("button", { type: "button", class: "link title", onclick: () => this.open(source.id) }, title),
+      h("div", { class: "meta" }, source.url ? shortUrl(source.url) : source.kind, " ", this.statusChips(source)),
+      h("div", { class: "row-actions" }, actions),
+    );
+  }
+
+  open(sourceId, highlight = null) {
+    this.app.emit("open-reader", { source_id: sourceId, highlight });
+  }
+
+  async remove(source, title) {
+    const sure = await this.app.dialog({
+      title: "Delete this source?",
+      text: `“${title}” and its saved versions are deleted for good.`,
+      ok: "Delete",
+      danger: true,
+    });
+    if (!sure) return;
+    try {
+      await this.app.request("sources.delete", { source_id: source.id });
+      this.app.toast("Deleted.");
+      this.reload();
+      this.app.emit("sources-changed");
+    } catch (error) {
+      this.app.fail(error);
+    }
+  }
+
+  scheduleSearch() {
+    clearTimeout(this.searchTimer);
+    this.searchTimer = setTimeout(() => this.search(), 250);
+  }
+
+  async search() {
+    const query = this.searchInput.value.trim();
+    this.results.hidden = !query;
+    this.list.hidden = !!query;
+    if (!query) return this.reload();
+    this.listStatus.textContent = "Searching…";
+    try {
+      const { hits } = await this.app.request("search.query", { query, collection: this.app.collection, limit: 50 });
+      if (query !== this.searchInput.value.trim()) return; // a newer search is on its way
+      fill(
+        this.results,
+        hits.map((hit) =>
+          h(
+            "li",
+            { class: "source hit" },
+            h(
+              "button",
+              { type: "button", class: "link title", onclick: () => hit.kind === "source" && this.open(hit.id) },
+              hit.title || hit.url || hit.id,
+            ),
+            h("p", { class: "snippet" }, markedText(hit.snippet)),
+            hit.url ? h("div", { class: "meta" }, shortUrl(hit.url)) : null,
+          ),
+        ),
+      );
+      this.listStatus.textContent = hits.length ? `${hits.length} match(es)` : `No matches for “${query}”.`;
+    } catch (error) {
+      this.listStatus.textContent =
+        error?.code === "not_found" ? "This collection has nothing to search yet." : `Search failed: ${error.message}`;
+    }
+  }
+}

@@ -1,0 +1,365 @@
+"""The side panel in real headless Chromium (CDP over a pipe, no driver), talking through the
+background's relay to the real installed host: the panel page is opened in a tab and its own
+buttons are clicked. One browser serves the module's tests, in order (2-core machines)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from laika_host.native.browsers import DEV_EXTENSION_ID
+from panel_browser import Page, PanelBrowser
+
+from html_server import serve
+from llm_servers import ProviderServer, Reply, openai_sse
+from support import REPO
+
+SCREENSHOTS = REPO / "tests" / "screenshots"
+XSS_CORPORA = Path("/work/shared/corpora/xss")
+if not XSS_CORPORA.exists():
+    XSS_CORPORA = REPO.parent / "shared" / "corpora" / "xss"
+
+TIDES = """<!doctype html><html lang="en"><head><title>Harbour tides</title></head><body>
+<nav><a href="/">Home</a></nav><article><h1>Harbour tides</h1>
+<p>High water at the harbour comes twice a day because the moon pulls the oceans toward it
+while the earth turns underneath the bulge of water.</p>
+<p>Spring tides run higher than neap tides because the moon and the sun pull together at new
+and full moon.</p>
+<p>Read about <a href="/moon">the moon</a> and <a href="/sun">the sun</a>.</p>
+</article></body></html>"""
+REWRITTEN = """<!doctype html><html><head><title>Harbour tides</title></head><body>
+<article><h1>Harbour tides</h1><p>This page was rewritten; the old wording is gone.</p>
+</article></body></html>"""
+
+
+class Site:
+    """Loopback pages whose content a test can change (the live page loses the quote)."""
+
+    def __init__(self) -> None:
+        self.pages = {"/tides": TIDES, "/moon": TIDES.replace("Harbour", "Moon")}
+
+    def page_for(self, path: str) -> str | None:
+        return self.pages.get(path.split("?", 1)[0])
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[tuple[Site, str]]:
+    pages = Site()
+    with serve(pages.page_for) as url:
+        yield pages, url
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ProviderServer]:
+    server = ProviderServer([Reply(chunks=openai_sse(["{}"]))])
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PanelBrowser]:
+    started = PanelBrowser(tmp_path_factory.mktemp("panel"))
+    yield started
+    started.close()
+
+
+@pytest.fixture(scope="module")
+def panel(browser: PanelBrowser) -> Page:
+    page = browser.open_panel()
+    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
+    return page
+
+
+def stored(browser: PanelBrowser) -> list[dict[str, Any]]:
+    db = browser.home / "laika.db"
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        connection.row_factory = sqlite3.Row
+        rows = connection.execute(
+            "SELECT s.*, c.title AS collection FROM sources s JOIN collections c ON c.id = s.collection_id"
+        ).fetchall()
+    return [dict(row) for row in rows]
+
+
+def shoot(panel: Page, name: str) -> None:
+    for width in (360, 800):
+        for dark in (False, True):
+            scheme = "dark" if dark else "light"
+            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
+    panel.call("Emulation.clearDeviceMetricsOverride")
+    panel.call("Emulation.setEmulatedMedia", features=[])
+
+
+def test_the_panel_loads_connected_with_no_console_error_or_csp_violation(
+    browser: PanelBrowser, panel: Page
+) -> None:
+    status = panel.eval("document.querySelector('#host-status').textContent")
+    assert "Connected" in status
+    assert "host v" in status
+    assert panel.eval("document.querySelector('[role=tablist]').children.length") == 3
+    assert panel.eval("document.activeElement !== null")
+    assert panel.problems() == []
+    # one native host for the whole browser: the panel's requests were relayed
+    assert browser.log_text().count("host started") <= 1 or "panel1:" in browser.log_text()
+
+
+def test_save_page_from_the_panel_stores_the_page(
+    browser: PanelBrowser, panel: Page, site: tuple[Site, str]
+) -> None:
+    _, base = site
+    tab = browser.open(f"{base}/tides")
+    assert tab.eval("document.title") == "Harbour tides"
+    panel.click("#save-page")
+    panel.wait(
+        "document.querySelector('.queue-item')?.dataset.status === 'done'",
+        what="the queue item to be saved",
+    )
+    assert "Saved 1 of 1" in panel.eval("document.querySelector('#queue-summary').textContent")
+    panel.wait(
+        "[...document.querySelectorAll('#source-list .title')].some(b => b.textContent === 'Harbour tides')",
+        what="the saved source in the list",
+    )
+    rows = stored(browser)
+    assert [(row["title"], row["collection"]) for row in rows] == [("Harbour tides", "Inbox")]
+    assert "the moon pulls the oceans" in str(rows[0]["capture_markdown"])
+    shoot(panel, "sources")
+
+    panel.type("#search-input", "spring tides")
+    panel.wait("document.querySelector('#search-results mark')", what="a highlighted snippet")
+    marks = panel.eval(
+        "[...document.querySelectorAll('#search-results mark')].map(m => m.textContent)"
+    )
+    assert any("spring" in mark.lower() or "tides" in mark.lower() for mark in marks)
+    shoot(panel, "search")
+    panel.type("#search-input", "")
+
+    panel.click("#source-list .title")
+    panel.wait(
+        "document.body.dataset.view === 'reader' && document.querySelector('#reader-body').textContent.includes('twice a day')",
+        what="the reader view",
+    )
+    assert panel.eval(
+        "document.querySelector('#reader-body script, #reader-body [onerror]') === null"
+    )
+    shoot(panel, "reader")
+    panel.click("#reader-back")
+
+
+def ask(panel: Page, question: str) -> dict[str, Any]:
+    """Ask in the Chat view; return the states the answer went through and its chips."""
+    panel.click("#tab-chat")
+    panel.eval(
+        """(() => {
+        window.__states = []; window.__streamed = [];
+        const log = document.querySelector('#chat-log');
+        window.__observer?.disconnect();
+        window.__observer = new MutationObserver(() => {
+          const last = log.querySelector('.msg.assistant:last-child');
+          const state = last?.dataset.state;
+          if (state && window.__states.at(-1) !== state) window.__states.push(state);
+          if (state === 'streaming') window.__streamed.push(last.querySelector('.answer').textContent);
+        });
+        window.__observer.observe(log, {subtree: true, childList: true, attributes: true, characterData: true});
+        return true; })()"""
+    )
+    before = panel.eval("document.querySelectorAll('.msg.assistant').length")
+    panel.type("#question", question)
+    panel.click("#ask")
+    panel.wait(
+        f"document.querySelectorAll('.msg.assistant').length > {before} &&"
+        " ['done', 'error'].includes(document.querySelector('.msg.assistant:last-child').dataset.state)",
+        seconds=60,
+        what="the answer",
+    )
+    return dict(
+        panel.eval(
+            """(() => { const last = document.querySelector('.msg.assistant:last-child');
+            return {states: window.__states, streamed: window.__streamed, state: last.dataset.state,
+              text: last.querySelector('.answer').textContent,
+              status: last.querySelector('.msg-status').textContent,
+              chips: [...last.querySelectorAll('.chip')].map(c => ({state: c.dataset.state, label: c.textContent}))}; })()"""
+        )
+    )
+
+
+def test_an_offline_ask_shows_the_answer_with_verified_chips(panel: Page) -> None:
+    answer = ask(panel, "Why does high water come twice a day?")
+    assert answer["state"] == "done", answer
+    assert answer["states"][-1] == "done"
+    assert answer["chips"], answer
+    assert all(chip["state"] == "verified" for chip in answer["chips"]), answer["chips"]
+    assert "Harbour tides" in answer["chips"][0]["label"]
+    shoot(panel, "chat")
+
+
+def test_a_verified_chip_opens_the_page_at_the_quote(browser: PanelBrowser, panel: Page) -> None:
+    before = set(browser.tab_urls())
+    panel.click(".msg.assistant:last-child .chip[data-state=verified]")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        fragment_tabs = [url for url in browser.tab_urls() if "#:~:text=" in url]
+        if fragment_tabs:
+            break
+        time.sleep(0.2)
+    assert fragment_tabs, f"no tab with a text fragment: {browser.tab_urls()} (before: {before})"
+    assert "/tides" in fragment_tabs[0]
+    # the tab already showing that page was reused, not a second one opened
+    assert sum("/tides" in url for url in browser.tab_urls()) == 1
+
+
+def test_a_chip_whose_words_left_the_live_page_opens_the_stored_copy(
+    browser: PanelBrowser, site: tuple[Site, str], panel: Page
+) -> None:
+    pages, _ = site
+    pages.pages["/tides"] = REWRITTEN
+    for target in browser.devtools.call("Target.getTargets", filter=[{"type": "page"}])[
+        "targetInfos"
+    ]:
+        if "/tides" in target["url"]:  # a tab still showing the old words would be reused
+            browser.devtools.call("Target.closeTarget", targetId=target["targetId"])
+    try:
+        panel.click("#tab-chat")
+        panel.click(".msg.assistant:last-child .chip[data-state=verified]")
+        panel.wait(
+            "document.body.dataset.view === 'reader' && document.querySelector('#reader-body mark')",
+            what="the reader with the quote marked",
+        )
+        note = panel.eval("document.querySelector('#reader-note').textContent")
+        assert "no longer holds these words" in note
+    finally:
+        pages.pages["/tides"] = TIDES
+        panel.click("#reader-back")
+
+
+def use_provider(panel: Page, server: ProviderServer) -> None:
+    panel.click("#tab-settings")
+    panel.wait("document.querySelector('#provider-form')", what="the provider form")
+    panel.type("#provider-id", "loop")
+    panel.type("#provider-kind", "openai_compatible")
+    panel.type("#provider-model", "recorder")
+    panel.type("#provider-base-url", server.url)
+    panel.eval("document.querySelector('#provider-form').requestSubmit(), true")
+    panel.wait(
+        "document.querySelector('#provider-list [data-id=loop]')", what="the provider in the list"
+    )
+    panel.type("#default-provider", "loop")
+
+
+def model_reply(browser: PanelBrowser, markdown: str, quote: str) -> list[str]:
+    source_id = next(str(row["id"]) for row in stored(browser) if row["title"] == "Harbour tides")
+    reply = json.dumps(
+        {
+            "assistant": {"markdown": markdown},
+            "citations": [{"doc_id": f"src:{source_id}", "quote": quote}],
+        }
+    )
+    pieces = [reply[i : i + 40] for i in range(0, len(reply), 40)]
+    return openai_sse(pieces)
+
+
+def test_a_provider_added_in_settings_answers_through_the_loopback_server(
+    browser: PanelBrowser, panel: Page, model_server: ProviderServer
+) -> None:
+    use_provider(panel, model_server)
+    shoot(panel, "settings")
+    chunks = model_reply(browser, "The moon pulls the oceans [1].", "the moon pulls the oceans")
+    model_server.replies = [Reply(chunks=chunks, delay_between=0.05)]
+    received = len(model_server.received)
+    answer = ask(panel, "What does the moon do?")
+    assert len(model_server.received) > received, "the loopback model server was not asked"
+    assert answer["state"] == "done", answer
+    assert answer["states"] == ["waiting", "streaming", "done"], answer["states"]  # deltas first
+    streamed = answer["streamed"]
+    assert streamed
+    assert all(text.startswith("The moon") or "The moon".startswith(text) for text in streamed)
+    assert not any("{" in text for text in streamed), "raw JSON was shown while streaming"
+    assert answer["text"].startswith("The moon pulls the oceans")
+    assert [chip["state"] for chip in answer["chips"]] == ["verified"]
+
+
+def test_stop_cancels_the_running_ask_in_the_host(
+    browser: PanelBrowser, panel: Page, model_server: ProviderServer
+) -> None:
+    chunks = model_reply(browser, "The moon pulls the oceans [1].", "the moon pulls the oceans")
+    model_server.replies = [Reply(chunks=chunks, stall_after=1, stall_seconds=60)]
+    panel.click("#tab-chat")
+    panel.type("#question", "What does the moon do, slowly?")
+    panel.click("#ask")
+    panel.wait("!document.querySelector('#stop').disabled", what="the Stop button to be enabled")
+    panel.wait(
+        "document.querySelector('.msg.assistant:last-child').dataset.state === 'streaming'",
+        what="the first delta",
+    )
+    panel.click("#stop")
+    panel.wait(
+        "document.querySelector('.msg.assistant:last-child').dataset.state === 'cancelled'",
+        what="the answer marked as stopped",
+    )
+    assert panel.eval("document.querySelector('#ask').disabled") is False
+    browser.wait_for_log("host.cancel", 20)
+    log = browser.log_text()
+    assert "panel" in log.split("host.cancel", 1)[1].split("\n", 1)[0], "the cancel was not relayed"
+
+
+def xss_vectors() -> list[str]:
+    vectors: list[str] = []
+    for path in sorted(XSS_CORPORA.glob("*.json")):
+        for item in json.loads(path.read_text()):
+            text = item if isinstance(item, str) else item.get("payload") or item.get("input") or ""
+            if isinstance(text, str) and text:
+                vectors.append(text)
+    return vectors
+
+
+def test_xss_vectors_as_model_answers_execute_nothing_in_the_panel(
+    browser: PanelBrowser, panel: Page, model_server: ProviderServer
+) -> None:
+    vectors = xss_vectors()
+    assert len(vectors) > 300, "the XSS corpora are missing"
+    batches = [vectors[i : i + 40] for i in range(0, len(vectors), 40)]
+    for batch in batches:
+        markdown = "\n\n".join(batch) + "\n\nThe moon pulls the oceans [1]."
+        model_server.replies = [
+            Reply(chunks=model_reply(browser, markdown, "the moon pulls the oceans"))
+        ]
+        answer = ask(panel, "Tell me about the moon.")
+        assert answer["state"] == "done", answer
+    watch = panel.eval("window.__laikaWatch")
+    assert watch["dialogs"] == 0
+    assert watch["errors"] == []
+    assert watch["csp"] == [], "a blocked script or inline handler reached the DOM"
+    dangerous = panel.eval(
+        """[...document.querySelectorAll('#chat-log *')].filter(el =>
+          ['SCRIPT','IFRAME','OBJECT','EMBED','STYLE','FORM','SVG','MATH','IMG','BASE','META','LINK'].includes(el.tagName.toUpperCase()) ||
+          [...el.attributes].some(a => a.name.startsWith('on') || a.name === 'style' || a.name === 'srcdoc' ||
+            (a.name === 'href' && !/^(https?:|mailto:)/i.test(a.value)))).map(el => el.outerHTML.slice(0, 200))"""
+    )
+    assert dangerous == []
+    assert panel.problems() == []
+
+
+def test_a_removed_host_manifest_shows_the_exact_fix(browser: PanelBrowser, panel: Page) -> None:
+    pid = panel.eval("window.laikaPanel.request('host.info').then(info => info.pid)")
+    browser.manifest.unlink()
+    import os
+    import signal
+
+    os.kill(int(pid), signal.SIGTERM)  # the host the browser started; it exits and the port drops
+    # the port drops ("Native host has exited."), the reconnect finds no manifest
+    panel.wait(
+        "document.body.dataset.host === 'missing' && document.querySelector('#host-status')"
+        ".textContent.includes('Specified native messaging host not found.')",
+        seconds=60,
+        what="the 'host missing' status after the reconnect",
+    )
+    text = panel.eval("document.querySelector('#host-status').textContent")
+    assert f"laika install --browser chromium --extension-id {DEV_EXTENSION_ID}" in text
+    assert "laika doctor" in text
+    assert "Specified native messaging host not found." in text
+    panel.click("#tab-sources")
+    shoot(panel, "host-missing")
