@@ -813,7 +813,6 @@ def test_selection_links_are_absolute_http_and_deduplicated(browser: Browser, si
 # --- through the extension: globalThis.laika.savePage in the background ------------------------
 
 EXTENSION = REPO / "extension"
-BACKGROUND_SAVES_WITH_CAPTURE = "lib/capture.js" in (EXTENSION / "background.js").read_text()
 
 
 def _stored_markdown(worker: _Worker, source_id: str) -> str:
@@ -884,11 +883,6 @@ def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
     pytest.fail(f"no {text!r} in the host log within 60 s")
 
 
-@pytest.mark.xfail(
-    not BACKGROUND_SAVES_WITH_CAPTURE,
-    reason="needs i13/panel (background.js importing lib/capture.js, savePage(tabId, options))",
-    strict=False,
-)
 def test_save_page_through_the_extension_keeps_what_the_user_sees(
     tmp_path: Path, site: Site
 ) -> None:
@@ -973,11 +967,6 @@ const into = (value) => Cu.cloneInto(value, page);
 globalThis.laika there, as the Chromium test does in the service worker."""
 
 
-@pytest.mark.xfail(
-    not BACKGROUND_SAVES_WITH_CAPTURE,
-    reason="needs i13/panel (background.js importing lib/capture.js, savePage(tabId, options))",
-    strict=False,
-)
 def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> None:
     from laika_host.native.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
