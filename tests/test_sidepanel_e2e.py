@@ -191,6 +191,7 @@ def test_an_offline_ask_shows_the_answer_with_verified_chips(panel: Page) -> Non
     answer = ask(panel, "Why does high water come twice a day?")
     assert answer["state"] == "done", answer
     assert answer["states"][-1] == "done"
+    assert "streaming" in answer["states"], answer["states"]  # the offline runtime streams too
     assert answer["chips"], answer
     assert all(chip["state"] == "verified" for chip in answer["chips"]), answer["chips"]
     assert "Harbour tides" in answer["chips"][0]["label"]
