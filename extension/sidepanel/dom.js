@@ -47,3 +47,8 @@ export function shortUrl(url) {
     return String(url ?? "");
   }
 }
+
+/** "1 source", "3 sources": a count with its noun in the right number. */
+export function counted(count, singular, plural = `${singular}s`) {
+  return `${count} ${count === 1 ? singular : plural}`;
+}

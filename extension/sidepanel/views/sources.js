@@ -1,7 +1,7 @@
 // Sources: capture actions with a checkbox preview and the visible queue, FTS search with
 // highlighted snippets, the list with each source's status, add a URL or a note, refresh, delete.
 
-import { fill, h, markedText, shortUrl } from "../dom.js";
+import { counted, fill, h, markedText, shortUrl } from "../dom.js";
 import { QueueView } from "./queue_view.js";
 
 export function mountSources(app, root) {
@@ -274,7 +274,7 @@ class SourcesView {
       const { sources } = await this.app.request("sources.list", { collection: this.app.collection, limit: 200 });
       fill(this.list, sources.map((source) => this.row(source)));
       this.listStatus.textContent = sources.length
-        ? `${sources.length} source(s) in ${this.app.collection}`
+        ? `${counted(sources.length, "source")} in ${this.app.collection}`
         : `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`;
     } catch (error) {
       fill(this.list);
@@ -379,7 +379,7 @@ class SourcesView {
           ),
         ),
       );
-      this.listStatus.textContent = hits.length ? `${hits.length} match(es)` : `No matches for “${query}”.`;
+      this.listStatus.textContent = hits.length ? counted(hits.length, "match", "matches") : `No matches for “${query}”.`;
     } catch (error) {
       this.listStatus.textContent =
         error?.code === "not_found" ? "This collection has nothing to search yet." : `Search failed: ${error.message}`;

@@ -1,7 +1,7 @@
 // Top bar: the collection switcher (create, rename, delete with confirm) and the host status,
 // which names the exact fix when the host is missing.
 
-import { $, fill, h } from "../dom.js";
+import { $, counted, fill, h } from "../dom.js";
 
 const STATUS_TEXT = {
   connecting: "Connecting to the Laika host…",
@@ -129,7 +129,7 @@ async function deleteCollection(app) {
   const count = app.collections.find((c) => c.title === current)?.source_count ?? 0;
   const sure = await app.dialog({
     title: `Delete “${current}”?`,
-    text: `Its ${count} source(s), its chat and its artifacts are deleted for good. This cannot be undone.`,
+    text: `Its ${counted(count, "source")}, its chat and its artifacts are deleted for good. This cannot be undone.`,
     ok: "Delete",
     danger: true,
   });
