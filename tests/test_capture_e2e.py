@@ -960,14 +960,16 @@ const into = (value) => Cu.cloneInto(value, page);
   if (!tab) return { waiting: "the fixture tab has not loaded" };
   const saved = plain(await page.laika.savePage(tab.id, into({ collection, mode: "auto" })));
   const source = plain(await page.laika.request("sources.get", into({ source_id: saved.source.id })));
-  return { saved, markdown: source.markdown, media: source.media.map((item) => item.url) };
+  const answer = plain(await page.laika.request("chat.ask", into({
+    question: "What do the observers at the mountain station record?", collection, provider: "offline" })));
+  return { saved, markdown: source.markdown, media: source.media.map((item) => item.url), answer };
 })().then(resolve, (error) => resolve({ error: String(error) }));
 """
 """Runs privileged in Firefox's parent process: find the extension's background page and call
 globalThis.laika there, as the Chromium test does in the service worker."""
 
 
-def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> None:
+def test_firefox_saves_a_page_and_asks_offline_through_the_extension(tmp_path: Path, site: Site) -> None:
     from laika_host.native.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
 
@@ -1026,6 +1028,12 @@ def test_firefox_save_page_through_the_extension(tmp_path: Path, site: Site) -> 
     for name, phrase in DROPPED.items():
         assert phrase not in markdown, f"{name}: {phrase!r} stored:\n{markdown}"
     assert {f"{site.base}{LAZY_IMAGE}", f"{site.base}{SRCSET_LARGE}"} <= set(reply["media"])
+    answer = reply["answer"]  # asked offline through the same background
+    assert answer["status"] == "ok", answer
+    verified = [c for c in answer["citations"] if c["verified"]]
+    assert verified, answer
+    assert all(f'href="{c["locator"]}"' in answer["answer_html"] for c in verified), answer
+    assert all("#:~:text=" in c["locator"] for c in verified), answer
 
 
 def test_firefox_serializer_keeps_what_the_user_sees(
