@@ -969,7 +969,9 @@ const into = (value) => Cu.cloneInto(value, page);
 globalThis.laika there, as the Chromium test does in the service worker."""
 
 
-def test_firefox_saves_a_page_and_asks_offline_through_the_extension(tmp_path: Path, site: Site) -> None:
+def test_firefox_saves_a_page_and_asks_offline_through_the_extension(
+    tmp_path: Path, site: Site
+) -> None:
     from laika_host.native.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
 
