@@ -20,6 +20,9 @@ MAX_SENTENCE = 800
 MAX_CAPTION = 200
 MAX_BYLINE = 120
 CODE_SHARE = 0.05
+URL_SHARE = 0.5
+"""A sentence that is more than half URL is a reference line ("Retrieved from https://..."),
+not a statement; one that names a URL in passing is still prose."""
 """A sentence where more than this share of characters are code punctuation is code."""
 
 _FENCE = re.compile(r"(?:`{3,}|~{3,})")
@@ -32,7 +35,7 @@ _EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}|[*_]{1,3}(?!\w)|`+")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _QUOTE_MARK = re.compile(r">[ \t]?")
 _ITALIC_BLOCK = re.compile(r"(?:\*[^*\n]+\*|_[^_\n]+_)")
-_URL = re.compile(r"https?://|www\.\w", re.IGNORECASE)
+_URL = re.compile(r"(?:https?://|www\.\w)\S*+", re.IGNORECASE)
 _BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019»)\]]*+\s+")  # once per run
 _WORD = re.compile(r"[^\W\d_]+")
 _LABEL = re.compile(
@@ -46,7 +49,8 @@ _BYLINE = re.compile(
     r"(?:by|von|par|por|di|door|posted by|written by|text|texte|autor|author)[ \t]+\S",
     re.IGNORECASE,
 )
-_CODE_CHARS = frozenset("{}[]=;<>\\|$#@")
+_CODE_CHARS = frozenset("{}[]=<>\\|$#@")
+"""Characters code is dense in and prose is not (a semicolon is prose punctuation too)."""
 _CLOSERS = "\"'\u201d\u2019»)]"
 ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof st sr jr vs etc eg ie cf al fig nr vol ca approx inc ltd corp gov sen
@@ -102,7 +106,9 @@ def is_sentence(sentence: str) -> bool:
     """Enough words, closing punctuation, no bare URL, and not code."""
     if len(sentence) > MAX_SENTENCE or len(_WORD.findall(sentence)) < MIN_WORDS:
         return False
-    if sentence.rstrip(_CLOSERS)[-1:] not in ".!?…:" or _URL.search(sentence):
+    if sentence.rstrip(_CLOSERS)[-1:] not in ".!?…:":
+        return False
+    if sum(len(url) for url in _URL.findall(sentence)) > URL_SHARE * len(sentence):
         return False
     code = sum(1 for char in sentence if char in _CODE_CHARS)
     return code <= CODE_SHARE * len(sentence)
@@ -192,8 +198,8 @@ def _classify(kind: str, lines: list[str], after_image: bool, title: str | None)
 
 def _prose_kind(raw: str, text: str, after_image: bool, title: str | None) -> str:
     words = " ".join(text.split())
-    if title and words.casefold() == " ".join(title.split()).casefold():
-        return "heading"
+    if title and words.casefold() == " ".join(title.split()).casefold() and not _statement(words):
+        return "heading"  # a title that reads as a statement (a note's first line) is prose
     if _IMAGE.search(raw) and len(words) <= MAX_CAPTION:
         return "caption"  # an image with its caption in one block
     if len(words) <= MAX_CAPTION and (after_image or _ITALIC_BLOCK.fullmatch(raw)):
@@ -203,6 +209,10 @@ def _prose_kind(raw: str, text: str, after_image: bool, title: str | None) -> st
     if _BYLINE.match(words) and len(words) <= MAX_BYLINE and _names_follow(words):
         return "byline"
     return "paragraph"
+
+
+def _statement(words: str) -> bool:
+    return is_sentence(words) and words.rstrip(_CLOSERS)[-1:] in ".!"
 
 
 def _names_follow(line: str) -> bool:
