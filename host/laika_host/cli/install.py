@@ -108,28 +108,32 @@ def doctor(
 
     Checks the manifest (present, valid, name, type, absolute path, trailing slash, extension
     id), the launcher and its interpreter, snap/flatpak sandboxes, and that the host answers a
-    ping. Exits 1 when any browser checked has a failure.
+    ping. Browsers that are not installed are skipped (neither passed nor failed). Exits 1
+    when any browser checked has a failure, or when none could be checked.
     """
     from ..native.browsers import select
-    from ..native.doctor import DoctorOptions, diagnose
+    from ..native.doctor import DoctorOptions, diagnose, installed, skipped
 
     options = DoctorOptions(extension_ids, gecko_ids, user_data_dir, ping=not no_ping)
-    candidates = select(browsers, user_data_dir)
-    if not browsers and user_data_dir is None:  # only browsers that are set up or present
-        candidates = [
-            b for b in candidates if b.manifest_path().exists() or b.manifest_dir().parent.exists()
-        ] or candidates
-    reports = [diagnose(browser, options) for browser in candidates]
+    named = bool(browsers) or user_data_dir is not None  # what is named is always checked
+    reports = [
+        diagnose(browser, options) if named or installed(browser) else skipped(browser)
+        for browser in select(browsers, user_data_dir)
+    ]
     if as_json:
         print_json([r.to_json() for r in reports])
     else:
         _print_reports(reports)
-    sys.exit(0 if all(r.ok for r in reports) else 1)
+    checked = [r for r in reports if not r.skipped]
+    sys.exit(0 if checked and all(r.ok for r in checked) else 1)
 
 
 def _print_reports(reports: list[BrowserReport]) -> None:
-    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
     for report in reports:
+        if report.skipped:
+            echo(f"{report.browser.label}: skipped, {report.findings[0].detail}")
+            continue
         echo(f"{report.browser.label} ({report.manifest})")
         for finding in report.findings:
             line = f"  {marks[finding.level]}  {finding.check}"
@@ -139,4 +143,10 @@ def _print_reports(reports: list[BrowserReport]) -> None:
             if finding.fix:
                 echo(f"        fix: {finding.fix}")
     failed = [r.browser.key for r in reports if not r.ok]
-    echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")
+    checked = [r.browser.key for r in reports if not r.skipped]
+    if failed:
+        echo(f"problems with: {', '.join(failed)}")
+    elif checked:
+        echo(f"all checks passed for: {', '.join(checked)}")
+    else:
+        echo("no browser checked: none is installed (start one once, then `laika install`)")
