@@ -1,10 +1,10 @@
 """The readable part of a model's reply while it streams.
 
-A reply in JSON mode streams as JSON (`{"answer_markdown": "...", "citations": [...]}`):
-shown raw, a reader sees syntax and escapes, then the answer again once it is parsed. This
-decodes the `answer_markdown` string as its characters arrive, so a terminal can show the
-answer's prose once, as it is written. A reply that does not open with `{` (Markdown mode, a
-model ignoring the format) is passed through as it is.
+A reply in JSON mode streams as LLMCP JSON (`{"assistant": {"markdown": "..."},
+"citations": [...]}`): shown raw, a reader sees syntax and escapes, then the answer again
+once it is parsed. This decodes the first `markdown` string as its characters arrive, so a
+terminal can show the answer's prose once, as it is written. A reply that does not open with
+`{` (Markdown mode, a model ignoring the format) is passed through as it is.
 
 One pass over each character, with a bounded look-back for the key across chunk ends.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-_KEY = re.compile(r'"answer_markdown"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"')
+_KEY = re.compile(r'"(?:answer_)?markdown"[ \t\r\n]{0,16}:[ \t\r\n]{0,16}"')
 _LOOK_BACK = 64  # longer than any match of _KEY, so a key split across chunks is found
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _OPENINGS = ("{", "`")  # a JSON object, or one fenced as ```json
@@ -30,9 +30,12 @@ class AnswerText:
 
     def feed(self, chunk: str) -> str:
         if self._mode == "start":
+            chunk = self._seen + chunk
             opening = chunk.lstrip()
             if not opening:
-                return ""  # leading whitespace says nothing yet
+                self._seen = chunk[-_LOOK_BACK:]  # leading whitespace says nothing yet
+                return ""
+            self._seen = ""
             self._mode = "seek" if opening.startswith(_OPENINGS) else "text"
         if self._mode == "text":
             return chunk
