@@ -322,6 +322,7 @@ _FRAGMENT = st.recursive(
 )
 
 
+@pytest.mark.corpus
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_FRAGMENT, min_size=1, max_size=3))
 def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
