@@ -29,7 +29,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Tests marked `real_llm` need llama-server, built once (minutes) and cached: build it
     here, before the first test, with its progress on the terminal (`laika local-model
     build`), not silently inside a fixture."""
-    if not any(item.get_closest_marker("real_llm") for item in session.items):
+    if session.config.option.collectonly or not any(
+        item.get_closest_marker("real_llm") for item in session.items
+    ):
         return
     from laika_host.llm.local_model import cached_llama_server
 
