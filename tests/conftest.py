@@ -16,6 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# `bash tests/run --fast` (the inner loop) explores fewer examples per property; the full run
+# keeps the default (tests that set max_examples themselves keep theirs).
+settings.register_profile("fast", parent=settings(), max_examples=20)
+if os.environ.get("LAIKA_FAST_TESTS"):
+    settings.load_profile("fast")
 
 
 @pytest.fixture(autouse=True)

@@ -322,7 +322,6 @@ _FRAGMENT = st.recursive(
 )
 
 
-@pytest.mark.corpus
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_FRAGMENT, min_size=1, max_size=3))
 def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
@@ -339,6 +338,7 @@ def _pages() -> Iterator[tuple[str, bytes]]:
         yield name, (corpus / "html" / name).read_bytes()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("mode", ["auto", "full"])
 def test_capture_dev_pages_match_markdownify(
     mode: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

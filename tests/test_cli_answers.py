@@ -116,6 +116,7 @@ def _configure_down_default() -> None:
     assert added.returncode == 0, added.stderr
 
 
+@pytest.mark.slow  # > 5 s here
 def test_a_default_provider_that_is_down_gives_one_line_then_the_labelled_offline_answer(
     source_id: str,
 ) -> None:
@@ -139,6 +140,7 @@ def test_a_default_provider_that_is_down_gives_one_line_then_the_labelled_offlin
     assert len(scripted.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # > 5 s here
 def test_no_fallback_makes_a_provider_that_is_down_one_clear_error(source_id: str) -> None:
     _configure_down_default()
     for args in (["--no-fallback"], ["--provider", "homebox"]):
