@@ -34,6 +34,9 @@ class DevTools:
     def __init__(
         self, chromium: str, args: list[str], env: dict[str, str], timeout: float | None = None
     ) -> None:
+        from support import require_marker
+
+        require_marker("browser", "starts Chromium")
         commands_read, self._commands = os.pipe()
         self._replies, replies_write = os.pipe()
         wiring = f'exec "$0" "$@" 3<&{commands_read} 4>&{replies_write}'

@@ -2,6 +2,7 @@
 data (database, logs) in its own temporary directory, never in the user's."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +16,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# `bash tests/run --fast` (the inner loop) explores fewer examples per property; the full run
+# keeps the default (tests that set max_examples themselves keep theirs).
+settings.register_profile("fast", parent=settings(), max_examples=20)
+if os.environ.get("LAIKA_FAST_TESTS"):
+    settings.load_profile("fast")
 
 
 @pytest.fixture(autouse=True)
@@ -22,3 +28,30 @@ def _private_laika_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LAIKA_HOME", str(tmp_path_factory.mktemp("laika-home")))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tests marked `real_llm` need llama-server, built once (minutes) and cached: build it
+    here, before the first test, with its progress on the terminal (`laika local-model
+    build`), not silently inside a fixture."""
+    if session.config.option.collectonly or not any(
+        item.get_closest_marker("real_llm") for item in session.items
+    ):
+        return
+    from laika_host.llm.local_model import cached_llama_server
+
+    if cached_llama_server() is not None:
+        return
+    from support import laika_executable
+
+    capture = session.config.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        print("\nreal_llm tests selected: building llama-server first (cached afterwards)")
+        subprocess.run([laika_executable(), "local-model", "build"], check=False)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Let `support` check that a test using a corpus or a browser carries its marker."""
+    import support
+
+    support.CURRENT_TEST = item

@@ -78,9 +78,21 @@ def run_laika(
     )
 
 
+CURRENT_TEST: pytest.Item | None = None
+"""The test being set up or run (set by conftest), for `require_marker`."""
+
+
+def require_marker(name: str, why: str) -> None:
+    """Fail a test that does what marker `name` stands for without carrying it, so that
+    `bash tests/run --fast` (which deselects those markers) cannot drift."""
+    if CURRENT_TEST is not None and CURRENT_TEST.get_closest_marker(name) is None:
+        pytest.fail(f"{CURRENT_TEST.nodeid} {why}: mark it @pytest.mark.{name}")
+
+
 def capture_dev_corpus() -> Path:
     """The capture-dev corpus (`$LAIKA_CAPTURE_DEV` or `shared/corpora/capture-dev` beside the
     repository); skips the test when it is absent, as in a bare clone."""
+    require_marker("corpus", "reads the shared corpora")
     configured = os.environ.get("LAIKA_CAPTURE_DEV")
     corpus = Path(configured) if configured else REPO.parent / "shared/corpora/capture-dev"
     if not (corpus / "expectations.json").is_file():
@@ -91,6 +103,7 @@ def capture_dev_corpus() -> Path:
 def xss_corpus() -> list[tuple[str, str]]:
     """(name, vector) for every string of every `*.json` list in the XSS corpus folder
     (`$LAIKA_XSS_CORPUS` or `shared/corpora/xss`); skips the test when there is none."""
+    require_marker("corpus", "reads the shared corpora")
     configured = os.environ.get("LAIKA_XSS_CORPUS")
     folder = Path(configured) if configured else REPO.parent / "shared/corpora/xss"
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []

@@ -177,6 +177,7 @@ def test_laika_ask_cli_json_shape(db: Path) -> None:
     assert "verified: “" in plain.stdout
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.exists(), reason="capture-dev corpus not beside the repository")
 def test_offline_over_capture_dev_pages_shows_only_verified_citations(db: Path) -> None:
     pages = sorted(CORPUS.glob("*.html"))[:25]

@@ -26,6 +26,8 @@ from cdp_pipe import DevTools as _DevTools
 from html_server import serve
 from support import REPO, run_laika
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium or Firefox
+
 EXTENSION = REPO / "extension"
 CHROMIUM = "/usr/lib/chromium/chromium"  # Debian's real binary (/usr/bin/chromium is a wrapper)
 FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")

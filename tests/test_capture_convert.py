@@ -338,6 +338,7 @@ def _pages() -> Iterator[tuple[str, bytes]]:
         yield name, (corpus / "html" / name).read_bytes()
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("mode", ["auto", "full"])
 def test_capture_dev_pages_match_markdownify(
     mode: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture

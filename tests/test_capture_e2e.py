@@ -41,6 +41,8 @@ from marionette import Marionette
 from native_client import Client, HostProcess
 from support import REPO, SCHEMA_DIR
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium or Firefox
+
 CAPTURE_JS = REPO / "extension" / "lib" / "capture.js"
 CHROMIUM = "/usr/lib/chromium/chromium"
 SAVE_KEYS = set(

@@ -170,6 +170,7 @@ def assert_reads_as(markdown: str, fragment: Fragment) -> None:
     assert media_of(markdown) == [], markdown
 
 
+@pytest.mark.slow  # > 5 s here
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fragments)
 def test_page_text_stays_text_in_every_position(fragment: Fragment) -> None:

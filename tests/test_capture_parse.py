@@ -89,6 +89,7 @@ def test_bounding_time_grows_linearly_with_unclosed_tags() -> None:
     assert large / max(small, 1e-3) < 10  # 4x the input: quadratic would be 16x
 
 
+@pytest.mark.slow  # > 5 s here
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
 @given(
     tokens=st.lists(st.sampled_from(TOKENS), max_size=40),

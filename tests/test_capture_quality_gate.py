@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support import bench_module, capture_dev_corpus
 
 F1_FLOOR = 0.944
@@ -17,6 +19,7 @@ pages. Capture is deterministic; the small margin absorbs upstream drift in traf
 readability-lxml (lower-bound pins), not noise."""
 
 
+@pytest.mark.corpus
 def test_capture_dev_f1_stays_above_the_floor() -> None:
     corpus = capture_dev_corpus()
     bench = bench_module("capture_quality")

@@ -61,6 +61,7 @@ def _test_files() -> list[str]:
     return sorted(str(path.relative_to(REPO)) for path in JS_TESTS.glob("*.test.mjs"))
 
 
+@pytest.mark.slow  # > 5 s here
 def test_node_tests_pass() -> None:
     node = _need("node")
     _install_test_tools()

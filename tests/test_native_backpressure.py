@@ -121,6 +121,7 @@ def _send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     stdin.flush()
 
 
+@pytest.mark.slow  # > 5 s here
 @pytest.mark.parametrize(
     ("data", "delay_ms"),
     [(UNIT, 0), ([UNIT], 300), (UNIT, 300)],

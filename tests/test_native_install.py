@@ -179,3 +179,31 @@ def test_doctor_host_that_writes_junk_to_stdout(env: dict[str, str], tmp_path: P
     assert (check, says) == ("host answers host.ping", COMMUNICATION)
     assert fix is not None
     assert str(junk) in fix
+
+
+def test_doctor_skips_browsers_that_are_not_installed(env: dict[str, str]) -> None:
+    """Only Chromium has a profile folder: it is checked, every other browser is reported as
+    skipped (not as passed), and the summary names only what was checked."""
+    home = Path(env["HOME"])
+    (home / BROWSERS["chromium"].linux).parent.mkdir(parents=True)
+    assert run_laika("install", "--browser", "chromium", env=env).returncode == 0
+    doctor = run_laika("doctor", "--json", "--no-ping", env=env)
+    assert doctor.returncode == 0, doctor.stdout
+    reports = {r["browser"]: r for r in json.loads(doctor.stdout)}
+    assert set(reports) == set(BROWSERS)
+    assert not reports["chromium"]["skipped"]
+    assert reports["chromium"]["ok"]
+    others = [r for key, r in reports.items() if key != "chromium"]
+    assert all(r["skipped"] for r in others)
+    assert all([f["level"] for f in r["findings"]] == ["skip"] for r in others)
+    human = run_laika("doctor", "--no-ping", env=env)
+    assert human.returncode == 0
+    assert "all checks passed for: chromium\n" in human.stdout
+    assert human.stdout.count(": skipped, not installed") == len(others)
+
+
+def test_doctor_with_no_browser_installed_exits_1(env: dict[str, str]) -> None:
+    doctor = run_laika("doctor", "--no-ping", env=env)
+    assert doctor.returncode == 1
+    assert "no browser checked: none is installed" in doctor.stdout
+    assert "all checks passed" not in doctor.stdout

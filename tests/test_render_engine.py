@@ -153,6 +153,7 @@ XSS_DIFFERENCES = {
 }
 
 
+@pytest.mark.corpus
 def test_xss_corpora_render_the_same() -> None:
     vectors = xss_corpus()
     differing = {name for name, vector in vectors if ours(vector) != reference(vector)}
@@ -171,6 +172,7 @@ CAPTURE_DEV_DIFFERENCES = {
 }
 
 
+@pytest.mark.corpus
 def test_capture_dev_pages_render_the_same() -> None:
     corpus = capture_dev_corpus()
     names = sorted(json.loads((corpus / "expectations.json").read_text(encoding="utf-8")))

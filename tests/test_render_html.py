@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import lxml.html
@@ -352,3 +354,46 @@ def test_input_past_the_cap_is_cut_with_a_visible_note() -> None:
     html = markdown_to_safe_html("line of text\n\n" * (MAX_MARKDOWN_CHARS // 10))
     assert html.count("<p>line of text</p>") < MAX_MARKDOWN_CHARS // 10
     assert "Truncated: the rest of this text was too long to display" in html
+
+
+def test_cli_refuses_a_binary_file_with_exit_2(tmp_path: Any) -> None:
+    """A program (NUL bytes, not UTF-8) is refused with a message, not shown as mojibake."""
+    binary = tmp_path / "program.bin"
+    binary.write_bytes(Path(sys.executable).read_bytes()[:4096])
+    done = run_render(str(binary))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("laika render: ")
+    assert "give a Markdown file" in done.stderr
+
+
+@given(st.text(max_size=200).filter(lambda t: "\0" not in t and not t.startswith("\ufeff")))
+def test_render_takes_any_text_as_it_is(text: str) -> None:
+    from laika_host.cli.render import _text
+
+    assert _text(text.encode()) == text
+
+
+@given(st.binary(max_size=200))
+def test_render_input_is_text_as_given_or_refused_with_exit_2(data: bytes) -> None:
+    """Over all byte strings: either the exact text of the bytes (no NUL in it) or exit 2;
+    never replacement characters standing in for what could not be read."""
+    from laika_host.cli.render import _text
+
+    refused = b"\0" in data or _not_utf8(data)
+    if refused:
+        with pytest.raises(SystemExit) as exited:
+            _text(data)
+        assert exited.value.code == 2
+        return
+    text = _text(data)
+    assert "\0" not in text
+    assert text.encode() == data.removeprefix(b"\xef\xbb\xbf")
+
+
+def _not_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False

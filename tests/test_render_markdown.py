@@ -241,6 +241,7 @@ def test_any_text_node_renders_literally(value: str) -> None:
     assert _rendered_text(markdown) == _expected(value)
 
 
+@pytest.mark.slow  # > 5 s here
 @settings(max_examples=400, deadline=None)
 @given(render_documents)
 def test_rendered_documents_only_link_where_the_tree_links(data: dict[str, Any]) -> None:

@@ -31,6 +31,8 @@ from laika_host.render.html import ALLOWED_TAGS
 from cdp_pipe import HEADLESS_FLAGS, DevTools
 from support import xss_corpus
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium or Firefox
+
 CHROMIUM = "/usr/lib/chromium/chromium"  # Debian's real binary (/usr/bin/chromium is a wrapper)
 HARNESS = "laika-xss-harness"
 """The sourceURL of every script the test runs itself; any other compiled script is the page's."""
@@ -256,6 +258,7 @@ CONTROL = [
 ]
 
 
+@pytest.mark.corpus
 def test_corpus_renders_to_html_that_never_runs_script(browser: Browser, tmp_path: Path) -> None:
     vectors = xss_corpus()
 

@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def test_generated_packets_are_valid(data: dict[str, Any]) -> None:
     assert result.ok
 
 
+@pytest.mark.slow  # > 5 s here
 @SETTINGS
 @given(packets)
 def test_model_to_json_to_model_is_identity(data: dict[str, Any]) -> None:
@@ -60,12 +62,14 @@ def _assert_contains(output: Any, given_data: Any) -> None:
             _assert_contains(out_item, in_item)
 
 
+@pytest.mark.slow  # > 5 s here
 @SETTINGS
 @given(packets)
 def test_committed_json_schema_accepts_every_valid_packet(data: dict[str, Any]) -> None:
     schema_validator(f"llmcp/{data['type']}.schema.json").validate(data)
 
 
+@pytest.mark.slow  # > 5 s here
 @SETTINGS
 @given(render_documents)
 def test_render_documents_round_trip_and_convert(data: dict[str, Any]) -> None:

@@ -40,6 +40,8 @@ from test_render_xss_browser import (
 from cdp_pipe import HEADLESS_FLAGS, DevTools
 from support import REPO, xss_corpus
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium or Firefox
+
 ALLOWED = ALLOWED_TAGS | {"span", "mark"}
 """safe_html.js's tags: the host's plus the citation and highlight markup of issue 13."""
 ERRORS = f"""addEventListener("error", () => {{ window.__errors = (window.__errors || 0) + 1; }});
@@ -212,6 +214,7 @@ def tab(tmp_path: Path, site: Site) -> Iterator[Tab]:
         devtools.close()
 
 
+@pytest.mark.corpus
 def test_corpus_through_set_safe_html_never_runs_script(tab: Tab) -> None:
     vectors = xss_corpus()
 

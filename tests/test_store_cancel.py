@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -99,6 +100,7 @@ def _replies(host: HostProcess, ids: set[str], timeout: float = 30.0) -> dict[st
     return found
 
 
+@pytest.mark.slow  # > 5 s here
 def test_a_cancelled_locked_write_in_the_host_frees_the_file_for_every_process(
     tmp_path: Path,
 ) -> None:

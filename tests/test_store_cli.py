@@ -95,7 +95,7 @@ def test_collections_sources_and_search_commands(tmp_path: Path) -> None:
     assert laika_json("search", "sour")["hits"] == []
     unknown = run_laika("sources", "list", "--collection", "Nope")
     assert unknown.returncode == 1
-    assert "laika collections list" in unknown.stderr
+    assert "no collection 'Nope'; there are none yet" in unknown.stderr
     assert "Traceback" not in unknown.stderr
 
 

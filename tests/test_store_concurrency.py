@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from laika_host.store import open_store
 from laika_host.store.worker import run_due_jobs
 
@@ -29,6 +31,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(WORKER.parent)}
 
 
+@pytest.mark.slow  # > 5 s here
 def test_four_processes_store_500_captures_each_without_a_lock_error(tmp_path: Path) -> None:
     db = tmp_path / "laika.db"
     start_at = time.time() + 4  # all four start writing together, after their imports
@@ -89,6 +92,7 @@ def _page_for(path: str) -> bytes:
     return page_html(int(path.rstrip("/").rsplit("/", 1)[-1]), revision=9)
 
 
+@pytest.mark.slow  # > 5 s here
 def test_sigkill_at_random_points_leaves_a_consistent_store_and_resumable_jobs(
     tmp_path: Path,
 ) -> None:

@@ -131,6 +131,7 @@ def logged_out() -> Any:
         yield base, pages
 
 
+@pytest.mark.slow  # > 5 s here
 def test_cli_refresh_keeps_the_logged_in_copy_and_versions_recover_the_rest(
     tmp_path: Path, logged_out: tuple[str, dict[str, str]]
 ) -> None:

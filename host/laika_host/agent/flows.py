@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -51,7 +51,7 @@ DEFAULT_CONTEXT = {
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
 MAX_FAILURE_MESSAGE = 300
-log = logging.getLogger(__name__)
+log = logging.getLogger("laika.agent")
 
 
 @dataclass
@@ -65,9 +65,10 @@ class Answer:
     warnings: list[str] = field(default_factory=list)
     provider: str = "offline"
     chat_result: ChatResult | None = None  # the model call behind it (not printed)
+    fallback: Fallback | None = None  # set when the offline runtime answered instead
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shown: dict[str, Any] = {
             "status": self.status,
             "answer_markdown": self.answer_markdown,
             "citations": self.citations,
@@ -75,6 +76,17 @@ class Answer:
             "warnings": self.warnings,
             "provider": self.provider,
         }
+        if self.fallback is not None:
+            shown["fallback"] = {"provider": self.fallback.provider, "reason": self.fallback.reason}
+        return shown
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """The provider that was asked and did not answer, and why (its error, one line)."""
+
+    provider: str
+    reason: str
 
 
 def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
@@ -94,9 +106,15 @@ async def ask(
     client: ChatClient | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
+    fallback: bool = False,
 ) -> Answer:
-    """Answer `question` from the collection's sources, with verified citations."""
+    """Answer `question` from the collection's sources, with verified citations. With
+    `fallback`, a provider that gives no answer (down, refusing, failing) is replaced by the
+    offline runtime over the same collection, and the answer says so (`Answer.fallback`)."""
     target = await store.collections.get(collection)
+    if not target.source_count:  # nothing to ground an answer in: no model call
+        turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, None)
+        return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
     budget = budget_for(provider, max_tokens)
     pack = await _pack(store, target.id, target.title, question, budget)
     if provider is not None:
@@ -110,6 +128,8 @@ async def ask(
             target=target,
         )
     turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
+    if fallback and provider is not None:
+        turn.fallback = lambda: _offline_repacked(store, target, question)
     return await turn.run("web.answer", lambda: _offline(question, pack), "chat.ask")
 
 
@@ -122,8 +142,10 @@ async def summarize(
     client: ChatClient | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
+    fallback: bool = False,
 ) -> Answer:
-    """Store the observed page as a source, then summarize it with verified citations."""
+    """Store the observed page as a source, then summarize it with verified citations
+    (`fallback`: as in `ask`)."""
     saved = await store.sources.save_capture(collection, capture, origin="summarize")
     source = await store.sources.get(saved.source.id)
     pack = pack_page(
@@ -142,6 +164,8 @@ async def summarize(
     turn = _Turn(
         store, source.collection_id, question, pack, provider, client, max_tokens, on_delta
     )
+    if fallback and provider is not None:
+        turn.fallback = _ready(lambda: _offline_summary(pack))
     return await turn.run("web.summarize", lambda: _offline_summary(pack), "page.summarize")
 
 
@@ -157,6 +181,7 @@ class _Turn:
     client: ChatClient | None
     max_tokens: int
     on_delta: OnDelta | None
+    fallback: Callable[[], Awaitable[Answer]] | None = None
 
     async def run(self, task: Task, offline: Callable[[], Answer], kind: str) -> Answer:
         """Record the question, answer it (offline or with the model), record the answer."""
@@ -192,7 +217,7 @@ class _Turn:
             answer = offline()
             _stream_offline(answer.answer_markdown, self.on_delta)
             return answer
-        return await _with_model(
+        answer = await _with_model(
             self.question,
             self.pack,
             self.provider,
@@ -202,6 +227,23 @@ class _Turn:
             correlation=correlation,
             task=task,
         )
+        if answer.status != "error" or self.fallback is None:
+            return answer
+        reason = answer.warnings[-1] if answer.warnings else "it returned nothing"
+        log.info("provider %s gave no answer; answering offline", self.provider.id)
+        replaced = await self.fallback()
+        replaced.fallback = Fallback(self.provider.id, reason)
+        return replaced
+
+
+def _empty(title: str) -> Answer:
+    """The answer over a collection without sources: what to do, not a model's guess."""
+    message = (
+        f"The collection “{title}” is empty: there is nothing to answer from yet. Save pages "
+        f'to it (`laika capture FILE_OR_URL -c "{title}"`, or Save in the browser '
+        "extension), then ask again."
+    )
+    return Answer("unsupported", message)
 
 
 def _stream_offline(markdown: str, on_delta: OnDelta | None) -> None:
@@ -279,6 +321,20 @@ async def _pack(store: Store, collection_id: str, title: str, question: str, bud
         SourceText(**body, relevance=relevance.get(body["source_id"], 0.0)) for body in bodies
     ]
     return pack_collection(collection_id, title, sources, budget_tokens=budget)
+
+
+def _ready(make: Callable[[], Answer]) -> Callable[[], Awaitable[Answer]]:
+    async def answer() -> Answer:
+        return make()
+
+    return answer
+
+
+async def _offline_repacked(store: Store, target: Any, question: str) -> Answer:
+    """The offline answer with the offline runtime's own budget (a small model's pack would
+    leave most of the collection out)."""
+    pack = await _pack(store, target.id, target.title, question, MAX_PACK_TOKENS)
+    return _offline(question, pack)
 
 
 def _offline(question: str, pack: Pack) -> Answer:
@@ -467,12 +523,14 @@ async def _persist(
     kind: str = "chat.ask",
     task: Task = "web.answer",
 ) -> None:
-    model_id = provider.model if provider else "extractive"
+    model_id = provider.model if provider and not answer.fallback else "extractive"
     model: dict[str, JsonValue] = {
         "provider": answer.provider,
         "model": model_id,
         "status": answer.status,
     }
+    if answer.fallback is not None:
+        model["fallback_from"] = answer.fallback.provider
     event = await store.chat.append(
         collection_id,
         "assistant",

@@ -29,15 +29,22 @@ COMMANDS = {
     "validate": "laika_host.cli.validate:validate",
 }
 """Subcommand name -> `module:attribute`; add new commands here."""
+SELF_LOGGING = frozenset({"host", "serve"})
+"""Long-running commands that set up their own logging (`native.logsetup`)."""
 
 
 @click.group(
     cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
 )
 @click.version_option(__version__, prog_name="laika")
-def main() -> None:
+@click.pass_context
+def main(context: click.Context) -> None:
     """Laika Host: the local half of the Laika browser extension.
 
     It turns the pages you browse into clean Markdown sources, answers questions over them
     with verified citations, and speaks LLMCP v1 with local or cloud models.
     """
+    if context.invoked_subcommand not in SELF_LOGGING:
+        from ._logging import configure_cli_logging
+
+        configure_cli_logging()

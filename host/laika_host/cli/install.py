@@ -11,6 +11,7 @@ import click
 from ._output import echo, print_json
 
 if TYPE_CHECKING:
+    from ..native.doctor import BrowserReport
     from ..native.findings import Finding
 
 BROWSER_CHOICES = ("chrome", "chromium", "brave", "edge", "vivaldi", "firefox", "all")
@@ -112,36 +113,34 @@ def doctor(
     Checks the database (SQLite's quick_check), then per browser the manifest (present,
     valid, name, type, absolute path, trailing slash, extension id), the launcher, its
     interpreter and data directory (the CLI's?), snap/flatpak sandboxes, and that the host
-    answers a ping. Exits 1 when anything checked has a failure.
+    answers a ping. Browsers that are not installed are skipped (neither passed nor failed).
+    Exits 1 when anything checked has a failure, or when no browser could be checked.
     """
     from ..native.browsers import select
-    from ..native.doctor import DoctorOptions, diagnose
+    from ..native.doctor import DoctorOptions, diagnose, installed, skipped
     from ..native.doctor_data import database_findings
 
     options = DoctorOptions(extension_ids, gecko_ids, user_data_dir, ping=not no_ping)
-    candidates = select(browsers, user_data_dir)
-    if not browsers and user_data_dir is None:  # only browsers that are set up or present
-        candidates = [
-            b for b in candidates if b.manifest_path().exists() or b.manifest_dir().parent.exists()
-        ] or candidates
+    named = bool(browsers) or user_data_dir is not None  # what is named is always checked
+    reports = [
+        diagnose(browser, options) if named or installed(browser) else skipped(browser)
+        for browser in select(browsers, user_data_dir)
+    ]
     data = database_findings()
-    reports = [diagnose(browser, options) for browser in candidates]
     data_ok = all(f.level != "fail" for f in data)
-    ok = data_ok and all(r.ok for r in reports)
+    checked = [r for r in reports if not r.skipped]
+    ok = data_ok and bool(checked) and all(r.ok for r in checked)
     if as_json:
         store = {"ok": data_ok, "findings": [f.__dict__ for f in data]}
         print_json({"ok": ok, "data": store, "browsers": [r.to_json() for r in reports]})
     else:
         _print_findings("Data", data)
-        for report in reports:
-            _print_findings(f"{report.browser.label} ({report.manifest})", report.findings)
-        failed = ["data"] * (not data_ok) + [r.browser.key for r in reports if not r.ok]
-        echo(f"problems with: {', '.join(failed)}" if failed else "all checks passed")
+        _print_reports(reports, data_ok)
     sys.exit(0 if ok else 1)
 
 
 def _print_findings(title: str, findings: list[Finding]) -> None:
-    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+    marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "skip": "skip"}
     echo(title)
     for finding in findings:
         line = f"  {marks[finding.level]}  {finding.check}"
@@ -150,3 +149,19 @@ def _print_findings(title: str, findings: list[Finding]) -> None:
             echo(f"        the browser says: {finding.browser_says!r}")
         if finding.fix:
             echo(f"        fix: {finding.fix}")
+
+
+def _print_reports(reports: list[BrowserReport], data_ok: bool) -> None:
+    for report in reports:
+        if report.skipped:
+            echo(f"{report.browser.label}: skipped, {report.findings[0].detail}")
+            continue
+        _print_findings(f"{report.browser.label} ({report.manifest})", report.findings)
+    failed = ["data"] * (not data_ok) + [r.browser.key for r in reports if not r.ok]
+    checked = [r.browser.key for r in reports if not r.skipped]
+    if failed:
+        echo(f"problems with: {', '.join(failed)}")
+    elif checked:
+        echo(f"all checks passed for: data, {', '.join(checked)}")
+    else:
+        echo("no browser checked: none is installed (start one once, then `laika install`)")

@@ -27,13 +27,31 @@ def setup(as_json: bool) -> None:
     from ..llm.local_model import LocalModelError, llama_server_path, weights_path
 
     try:
-        paths = {"weights": str(weights_path()), "llama_server": str(llama_server_path())}
+        server = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
+        paths = {"weights": str(weights_path()), "llama_server": str(server)}
     except LocalModelError as error:
         raise click.ClickException(str(error)) from None
     if as_json:
         print_json(paths)
     else:
         echo(f"weights:      {paths['weights']}\nllama-server: {paths['llama_server']}")
+
+
+@local_model.command()
+def build() -> None:
+    """Build llama-server now (minutes, once; cached), printing each step and the compile's
+    progress. Tests marked `real_llm` run this first when the binary is not cached yet."""
+    from ..llm.local_model import LocalModelError, cached_llama_server, llama_server_path
+
+    found = cached_llama_server()
+    if found is not None:
+        echo(f"llama-server: cached at {found}")
+        return
+    try:
+        built = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
+    except LocalModelError as error:
+        raise click.ClickException(str(error)) from None
+    echo(f"llama-server: {built}")
 
 
 @local_model.command()

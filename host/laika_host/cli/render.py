@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 EXIT_INVALID = 1
 EXIT_NOT_JSON = 2
+EXIT_NOT_TEXT = 2
 
 
 @click.command()
@@ -34,7 +35,8 @@ def render(source: BinaryIO, as_document: bool, allow_images: bool) -> None:
 
     The output keeps only basic text markup, tables and http/https/mailto links; raw HTML in
     the input shows as text. An invalid Document prints each problem as `<json.path>:
-    <message>` and exits 1; input that is not JSON exits 2. Read standard input with `-`.
+    <message>` and exits 1; input that is not JSON (or, for Markdown, not UTF-8 text) exits 2.
+    Read standard input with `-`.
     """
     from ..render import document_to_safe_html, markdown_to_safe_html
 
@@ -42,8 +44,30 @@ def render(source: BinaryIO, as_document: bool, allow_images: bool) -> None:
     if as_document:
         html = document_to_safe_html(_load_document(data), allow_images=allow_images)
     else:
-        html = markdown_to_safe_html(data.decode("utf-8", "replace"), allow_images=allow_images)
+        html = markdown_to_safe_html(_text(data), allow_images=allow_images)
     echo(html, nl=not html.endswith("\n"))
+
+
+def _text(data: bytes) -> str:
+    """The Markdown as text, or exit 2 naming the problem: a binary file (an image, a PDF, a
+    program) would otherwise come out as a page of replacement characters."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        echo(
+            f"laika render: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+            "give a Markdown file; convert other encodings with `iconv -t UTF-8`.",
+            err=True,
+        )
+        sys.exit(EXIT_NOT_TEXT)
+    if "\0" in text:
+        offset = text.index("\0")
+        echo(
+            f"laika render: binary data (a NUL byte at character {offset}): give a Markdown file.",
+            err=True,
+        )
+        sys.exit(EXIT_NOT_TEXT)
+    return text
 
 
 def _load_document(data: bytes) -> Document:

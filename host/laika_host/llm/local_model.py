@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -19,7 +20,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -59,6 +60,10 @@ CMAKE_FLAGS = (
     "-DGGML_F16C=ON",
     "-DGGML_BMI2=ON",
 )
+
+
+Progress = Callable[[str], None]
+_NINJA_STEP = re.compile(r"\[(\d{1,7})/(\d{1,7})\]")
 
 
 class LocalModelError(RuntimeError):
@@ -142,8 +147,15 @@ def _source_checkout() -> Path | None:
     return None
 
 
-def llama_server_path(cache_dir: Path | None = None) -> Path:
-    """The cached `llama-server` executable, built from source on first use (minutes)."""
+def cached_llama_server(cache_dir: Path | None = None) -> Path | None:
+    """The built `llama-server` if it is in the cache (no build)."""
+    binary = (cache_dir or default_cache_dir()) / SERVER_NAME
+    return binary if _is_executable(binary) else None
+
+
+def llama_server_path(cache_dir: Path | None = None, progress: Progress | None = None) -> Path:
+    """The cached `llama-server` executable, built from source on first use (minutes);
+    `progress` hears each step and the compile's percentage as the build goes."""
     cache = cache_dir or default_cache_dir()
     binary = cache / SERVER_NAME
     if _is_executable(binary):
@@ -151,8 +163,12 @@ def llama_server_path(cache_dir: Path | None = None) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     with _exclusive_lock(cache / ".build.lock"):
         if not _is_executable(binary):  # another process may have built it while we waited
-            _build_server(binary, cache / "build.log")
+            _build_server(binary, cache / "build.log", progress or _quiet)
     return binary
+
+
+def _quiet(_message: str) -> None:
+    pass
 
 
 def _is_executable(path: Path) -> bool:
@@ -170,15 +186,18 @@ def _exclusive_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _build_server(binary: Path, log_path: Path) -> None:
+def _build_server(binary: Path, log_path: Path, progress: Progress) -> None:
     """Download the sdist, build only the server target, and install it atomically."""
     with (
         log_path.open("w", encoding="utf-8") as log,
         tempfile.TemporaryDirectory(prefix="laika-llama-build-") as work,
     ):
         try:
+            progress(
+                f"downloading the llama.cpp sources ({LLAMA_CPP_PYTHON} sdist); log: {log_path}"
+            )
             source = _download_sources(Path(work), log)
-            built = _cmake_build(source, Path(work) / "build", log)
+            built = _cmake_build(source, Path(work) / "build", log, progress)
         except (LocalModelError, OSError, tarfile.TarError) as error:
             log.write(f"\n{error}\n")
             log.flush()
@@ -187,6 +206,7 @@ def _build_server(binary: Path, log_path: Path) -> None:
         shutil.copy2(built, staged)
         staged.chmod(0o755)
         os.replace(staged, binary)  # a half-copied binary must never look ready
+        progress(f"built {binary}")
 
 
 def _download_sources(work: Path, log: IO[str]) -> Path:
@@ -204,27 +224,68 @@ def _download_sources(work: Path, log: IO[str]) -> Path:
     return sources[0].parent
 
 
-def _cmake_build(source: Path, build: Path, log: IO[str]) -> Path:
+def _cmake_build(source: Path, build: Path, log: IO[str], progress: Progress) -> Path:
     jobs = str(os.cpu_count() or 1)
+    progress("configuring (cmake)")
     _run_logged(["cmake", "-S", str(source), "-B", str(build), "-G", "Ninja", *CMAKE_FLAGS], log)
-    _run_logged(["cmake", "--build", str(build), "--target", SERVER_NAME, "-j", jobs], log)
+    progress(f"compiling {SERVER_NAME} with {jobs} job(s): about 8 minutes on 2 cores")
+    _run_logged(
+        ["cmake", "--build", str(build), "--target", SERVER_NAME, "-j", jobs],
+        log,
+        _Steps(progress).line,
+    )
     built = build / "bin" / SERVER_NAME
     if not _is_executable(built):
         raise LocalModelError(f"the build finished but produced no {built}")
     return built
 
 
-def _run_logged(command: list[str], log: IO[str]) -> None:
+class _Steps:
+    """Ninja's `[done/total]` line prefixes, told as a percentage every 10 points."""
+
+    EVERY = 10
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.told = -1
+
+    def line(self, text: str) -> None:
+        found = _NINJA_STEP.match(text)
+        if not found or not int(found.group(2)):
+            return
+        percent = int(found.group(1)) * 100 // int(found.group(2))
+        if percent // self.EVERY > self.told // self.EVERY:  # told starts at -1: 0% is told
+            self.told = percent
+            self.progress(f"compiling: {percent}% ({found.group(1)}/{found.group(2)} steps)")
+
+
+def _run_logged(
+    command: list[str], log: IO[str], on_line: Callable[[str], None] | None = None
+) -> None:
+    """Run `command` with its output in the log, each line also given to `on_line`."""
     log.write(f"$ {' '.join(command)}\n")
     log.flush()
     try:
-        returncode = subprocess.call(
-            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
         )
     except FileNotFoundError as error:
         raise LocalModelError(
             f"{command[0]} is not installed; install cmake, ninja-build and g++"
         ) from error
+    assert process.stdout is not None
+    with process:
+        for text in process.stdout:
+            log.write(text)
+            if on_line is not None:
+                on_line(text)
+    log.flush()
+    returncode = process.returncode
     if returncode != 0:
         raise LocalModelError(f"`{command[0]}` exited with status {returncode}")
 

@@ -47,11 +47,17 @@ class BrowserReport:
     def ok(self) -> bool:
         return all(f.level != "fail" for f in self.findings)
 
+    @property
+    def skipped(self) -> bool:
+        """Not checked: neither passed nor failed (a browser that is not installed)."""
+        return any(f.level == "skip" for f in self.findings)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "browser": self.browser.key,
             "manifest": str(self.manifest),
             "ok": self.ok,
+            "skipped": self.skipped,
             "findings": [f.__dict__ for f in self.findings],
         }
 
@@ -68,6 +74,22 @@ def diagnose(browser: Browser, options: DoctorOptions) -> BrowserReport:
     report = BrowserReport(browser, browser.manifest_path(options.user_data_dir))
     _check(report, options)
     _check_sandboxed_install(report)
+    return report
+
+
+def installed(browser: Browser) -> bool:
+    """Whether the browser looks installed for this user: our manifest or its profile folder
+    (which its first start creates) exists."""
+    return browser.manifest_path().exists() or browser.manifest_dir().parent.exists()
+
+
+def skipped(browser: Browser) -> BrowserReport:
+    """The report of a browser that is not installed: skipped, so that it is not counted as
+    passed (nothing was checked) nor as failed (there is nothing to fix)."""
+    folder = browser.manifest_dir().parent
+    detail = f"not installed or never started (no profile folder at {folder})"
+    report = BrowserReport(browser, browser.manifest_path())
+    report.findings.append(Finding("skip", "browser installed", detail))
     return report
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Finding:
-    level: str  # "ok", "warn" or "fail"
+    level: str  # "ok", "warn", "fail", or "skip" (the browser is not installed)
     check: str
     detail: str = ""
     browser_says: str | None = None

@@ -12,6 +12,7 @@ from .records import Collection, loads, required_time
 from .titles import clean_title, title_key
 
 DEFAULT_COLLECTION = "Inbox"
+NAMED_IN_ERRORS = 20
 _SELECT = (
     "SELECT c.*, (SELECT count(*) FROM sources s WHERE s.collection_id = c.id) AS source_count "
     "FROM collections c"
@@ -78,10 +79,22 @@ class Collections:
     async def get(self, id_or_title: str) -> Collection:
         found = await self.find(id_or_title)
         if found is None:
-            raise NotFoundError(
-                f"no collection {id_or_title!r}; `laika collections list` shows the ones you have"
-            )
+            raise NotFoundError(f"no collection {id_or_title!r}; {await self._existing()}")
         return found
+
+    async def _existing(self) -> str:
+        """The collections there are, for an error that names a missing one (a typo is then
+        seen at once); bounded, most recently changed first."""
+        rows = await self.db.fetch_all(
+            "SELECT title FROM collections ORDER BY updated_at DESC, title LIMIT :n",
+            {"n": NAMED_IN_ERRORS + 1},
+        )
+        titles = [repr(row["title"]) for row in rows]
+        if not titles:
+            return "there are none yet: `laika capture PAGE -c TITLE` creates one"
+        more = ", …" if len(titles) > NAMED_IN_ERRORS else ""
+        listed = ", ".join(titles[:NAMED_IN_ERRORS]) + more
+        return f"the collections are: {listed} (`laika collections list` shows them)"
 
     async def list(self) -> list[Collection]:
         rows = await self.db.fetch_all(f"{_SELECT} ORDER BY c.updated_at DESC, c.title")
