@@ -189,7 +189,7 @@ def test_doctor_skips_browsers_that_are_not_installed(env: dict[str, str]) -> No
     assert run_laika("install", "--browser", "chromium", env=env).returncode == 0
     doctor = run_laika("doctor", "--json", "--no-ping", env=env)
     assert doctor.returncode == 0, doctor.stdout
-    reports = {r["browser"]: r for r in json.loads(doctor.stdout)}
+    reports = {r["browser"]: r for r in json.loads(doctor.stdout)["browsers"]}
     assert set(reports) == set(BROWSERS)
     assert not reports["chromium"]["skipped"]
     assert reports["chromium"]["ok"]
@@ -198,7 +198,7 @@ def test_doctor_skips_browsers_that_are_not_installed(env: dict[str, str]) -> No
     assert all([f["level"] for f in r["findings"]] == ["skip"] for r in others)
     human = run_laika("doctor", "--no-ping", env=env)
     assert human.returncode == 0
-    assert "all checks passed for: chromium\n" in human.stdout
+    assert "all checks passed for: data, chromium\n" in human.stdout
     assert human.stdout.count(": skipped, not installed") == len(others)
 
 
