@@ -198,6 +198,8 @@ class _Turn:
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
+        if _uncited(answer):
+            answer.warnings.append(UNCITED)
         await _persist(
             self.store,
             collection_id=self.collection_id,
@@ -244,6 +246,18 @@ def _empty(title: str) -> Answer:
         "extension), then ask again."
     )
     return Answer("unsupported", message)
+
+
+UNCITED = "no citation in this answer checks out against your sources: treat it as unverified"
+
+
+def _uncited(answer: Answer) -> bool:
+    """An answer with text but not one verified citation: say so, whatever its status."""
+    return (
+        bool(answer.answer_markdown.strip())
+        and answer.status in ("ok", "partial")
+        and not any(citation.get("verified") for citation in answer.citations)
+    )
 
 
 def _stream_offline(markdown: str, on_delta: OnDelta | None) -> None:
