@@ -215,7 +215,9 @@ def _rendered_text(markdown: str) -> str:
 
 
 # markdown-it trims a paragraph's two ends like JavaScript's String.prototype.trim
-_JS_WHITESPACE = " \t\n\v\f\r\xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(
+# What markdown-it-py trims from a paragraph (Python's str.strip()): JavaScript's whitespace minus
+# U+FEFF, which JavaScript's trim() removes and Python keeps (it is not str.isspace()).
+_TRIMMED = " \t\n\v\f\r\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
     chr(code) for code in range(0x2000, 0x200B)
 )
 
@@ -224,7 +226,7 @@ def _expected(value: str) -> str:
     """What a reader should see: lines stripped of spaces/tabs, blank lines dropped."""
     lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     joined = "\n".join(line.strip(" \t") for line in lines if line.strip(" \t"))
-    return joined.strip(_JS_WHITESPACE)
+    return joined.strip(_TRIMMED)
 
 
 TEXT = st.text(
