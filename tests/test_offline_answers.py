@@ -9,6 +9,7 @@ corpus is third-party pages kept beside the clone; without it the test is skippe
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,6 +23,7 @@ HIT_FLOOR = 0.73
 bench = bench_module("offline_answers")
 
 
+@pytest.mark.corpus
 def test_the_question_set_is_big_varied_and_matches_the_stored_captures() -> None:
     from laika_host.capture import capture_html
 
@@ -42,6 +44,7 @@ def test_the_question_set_is_big_varied_and_matches_the_stored_captures() -> Non
         assert answer != " ".join(bench.words(q["question"]))
 
 
+@pytest.mark.corpus
 def test_offline_answers_cite_the_answer_sentence() -> None:
     report = bench.evaluate(capture_dev_corpus())
     print(report.summary())

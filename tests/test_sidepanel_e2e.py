@@ -20,6 +20,8 @@ from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
 from support import REPO
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium
+
 SCREENSHOTS = REPO / "tests" / "screenshots"
 XSS_CORPORA = Path("/work/shared/corpora/xss")
 if not XSS_CORPORA.exists():
