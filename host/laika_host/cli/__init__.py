@@ -12,6 +12,7 @@ COMMANDS = {
     "capture": "laika_host.cli.capture:capture",
     "collections": "laika_host.cli.collections:collections",
     "db": "laika_host.cli.db:db",
+    "demo": "laika_host.cli.demo:demo",
     "doctor": "laika_host.cli.install:doctor",
     "host": "laika_host.cli.host:host",
     "install": "laika_host.cli.install:install",
