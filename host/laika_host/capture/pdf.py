@@ -9,24 +9,21 @@ the reason (OCR is out of scope).
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 from ..redact import redact_text, redact_url
-from .bounds import PAGE_MARKER, TRUNCATION_MARKER, chunk, page_marker, truncate
+from .body import is_sparse, stored_body
+from .bounds import PAGE_MARKER, TRUNCATION_MARKER, page_marker
 from .errors import CaptureError
 from .markdown_escape import heading_line
 from .models import Capture, CaptureOptions
 from .pdf_layout import layout
 from .pdf_read import HEAD_PAGES, PdfText, read_pdf
-from .text import markdown_to_text
-from .urls import is_web_url, normalize_url
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024
 """Readers accept the header anywhere in the first 1,024 bytes; so do we."""
 MIN_TEXT_CHARS = 20
-SPARSE_TEXT = 300
 
 
 def is_pdf(data: bytes | str) -> bool:
@@ -47,12 +44,11 @@ def capture_pdf(data: bytes, url: str | None = None, *, options: CaptureOptions)
         parts.insert(0, heading_line(title))
     if document.skipped_pages:
         parts.insert(_split_at(parts), TRUNCATION_MARKER)
-    markdown, truncated = truncate(redact_text("\n\n".join(parts)), options.max_chars)
-    truncated = truncated or document.skipped_pages or bool(document.unreadable)
-    plain = redact_text(markdown_to_text(markdown))
     page_url = redact_url(url) if url else url
-    signals = ["truncated"] if truncated else []
-    if len(plain) < SPARSE_TEXT:
+    body = stored_body("\n\n".join(parts), page_url, options)
+    body["truncated"] = body["truncated"] or bool(document.skipped_pages or document.unreadable)
+    signals = ["truncated"] if body["truncated"] else []
+    if is_sparse(body["text"]):
         signals.append("sparse_text")
     return Capture(
         title=redact_text(title) if title else None,
@@ -61,19 +57,14 @@ def capture_pdf(data: bytes, url: str | None = None, *, options: CaptureOptions)
         language=None,
         canonical_url=None,
         url=page_url,
-        normalized_url=normalize_url(page_url) if page_url and is_web_url(page_url) else None,
-        markdown=markdown,
-        text=plain,
-        truncated=truncated,
-        chunks=chunk(markdown, options.chunk_size, options.max_chunks),
         extracted_links=[],
         signals=signals,
-        content_hash=hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
         extractor="pdf",
         timings={
             "read": round((read_at - started) * 1000, 3),
             "layout": round((time.perf_counter() - read_at) * 1000, 3),
         },
+        **body,
     )
 
 

@@ -7,7 +7,6 @@ lead and title -> bound -> chunk -> text, links, hash.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -16,8 +15,9 @@ from typing import TypeVar
 from lxml.html import HtmlElement
 
 from ..redact import redact_text, redact_url
+from .body import is_sparse, stored_body
 from .boilerplate import remove_boilerplate_blocks
-from .bounds import blocks, chunk, truncate
+from .bounds import blocks
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
@@ -33,8 +33,7 @@ from .models import Capture, CaptureOptions
 from .parse import parse_page
 from .prune import prune
 from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
-from .text import markdown_to_text
-from .urls import absolute_url, is_web_url, normalize_url, strip_credentials
+from .urls import absolute_url, is_web_url, strip_credentials
 
 T = TypeVar("T")
 _HTML_HINT = ("<html", "<body", "<div", "<p", "<head", "<!doctype", "<article", "<span", "<a ")
@@ -96,11 +95,10 @@ def capture_html(
             visible=visible,
         ),
     )
-    markdown, truncated = truncate(redact_text(markdown), options.max_chars)
-    if truncated:
+    body = stored_body(markdown, page_url, options)
+    if body["truncated"]:
         found.add("truncated")
-    plain = redact_text(markdown_to_text(markdown))  # the store then finds both clean
-    if len(plain) < 300:
+    if is_sparse(body["text"]):
         found.add("sparse_text")
     links = (
         clock.run("links", lambda: outbound_links(content, page_url, base))
@@ -118,17 +116,12 @@ def capture_html(
         language=meta.language,
         canonical_url=_canonical(meta, base),
         url=page_url,
-        normalized_url=normalize_url(page_url) if page_url and is_web_url(page_url) else None,
-        markdown=markdown,
-        text=plain,
-        truncated=truncated,
-        chunks=chunk(markdown, options.chunk_size, options.max_chunks),
         extracted_links=links,
         signals=ordered(found),
-        content_hash=hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
         extractor=extractor,
         encoding=encoding,
         timings=clock.timings,
+        **body,
     )
 
 
