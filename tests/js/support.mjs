@@ -32,12 +32,12 @@ export function xssCorpus() {
   return vectors.length ? vectors : null;
 }
 
-/** Skip (locally) or fail (CI) a test that needs the corpus when it is missing. */
+/** Skip a test that needs the corpus when it is missing, with the reason, as the Python corpus
+ * tests do: a clone without ../shared beside it (a temporary directory) still runs the rest. */
 export function needCorpus(t) {
   const vectors = xssCorpus();
   if (vectors) return vectors;
-  if (process.env.CI) throw new Error("no XSS corpus: shared/corpora/xss must sit beside the repo");
-  t.skip("no XSS corpus (set LAIKA_XSS_CORPUS to a folder of *.json)");
+  t.skip("no XSS corpus: put shared/corpora/xss beside the repo or set LAIKA_XSS_CORPUS");
   return null;
 }
 
