@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.records import ChatEvent
+from ...store.records import ChatEvent
 from .base_models import StrictPayload
 from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
 

@@ -12,11 +12,11 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..capture import Capture, CaptureError, CaptureOptions
-from ..capture.isolated import capture_isolated
-from ..capture.models import CaptureMode
-from ..capture.urls import normalize_url, same_site, strip_credentials
-from ..store import (
+from ...capture import Capture, CaptureError, CaptureOptions
+from ...capture.isolated import capture_isolated
+from ...capture.models import CaptureMode
+from ...capture.urls import normalize_url, same_site, strip_credentials
+from ...store import (
     ConflictError,
     InvalidInputError,
     NotFoundError,
@@ -28,8 +28,8 @@ from ..store import (
     StoreFullError,
     StoreUnavailableError,
 )
-from .errors import ErrorCode, HostError
-from .router import RequestContext
+from ..errors import ErrorCode, HostError
+from ..transport.router import RequestContext
 from .store_models import (
     AddNote,
     AddUrl,
@@ -110,7 +110,7 @@ async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
 @store_errors
 async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]:
     """The source with its reader view (`html`), `highlight` marked in it when found."""
-    from ..render.highlight import highlighted_html
+    from ...render.highlight import highlighted_html
 
     store = await ctx.session.resources.store()
     source = await store.sources.get(payload.source_id)
@@ -234,7 +234,7 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
 async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
     """A typed note as a source: its text escaped so that it stays text (then redacted, as
     every note is, by the store)."""
-    from ..store.note_text import text_to_markdown
+    from ...store.note_text import text_to_markdown
 
     store = await ctx.session.resources.store()
     markdown = text_to_markdown(payload.text)
@@ -268,7 +268,7 @@ async def jobs_list(_: None, ctx: RequestContext) -> dict[str, Any]:
 @store_errors
 async def jobs_run(payload: JobsRun, ctx: RequestContext) -> dict[str, list[str]]:
     """Run due capture jobs, streaming `progress` events as each starts and finishes."""
-    from ..store.worker import run_due_jobs
+    from ...store.worker import run_due_jobs
 
     store = await ctx.session.resources.store()
     summary = await run_due_jobs(

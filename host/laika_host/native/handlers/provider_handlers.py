@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..llm import manage
-from .errors import ErrorCode, HostError
+from ...llm import manage
+from ..errors import ErrorCode, HostError
+from ..transport.router import RequestContext
 from .provider_models import DefaultTarget, ProviderAdd, ProviderTarget
-from .router import RequestContext
 
 
 def _host_error(error: manage.ProviderSettingsError) -> HostError:

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..llm.config import ProviderConfig, select_provider
-from ..llm.errors import LlmError
-from ..render.answer_html import answer_to_html
-from ..store.records import ChatEvent
+from ...llm.config import ProviderConfig, select_provider
+from ...llm.errors import LlmError
+from ...render.answer_html import answer_to_html
+from ...store.records import ChatEvent
+from ..errors import ErrorCode, HostError
+from ..transport.router import RequestContext
 from .chat_models import ChatAsk, ChatHistory, PageSummarize
-from .errors import ErrorCode, HostError
-from .router import RequestContext
 from .store_handlers import capture_observed, observed_html, store_errors
 
 if TYPE_CHECKING:
-    from ..agent.flows import Answer
+    from ...agent.flows import Answer
 
 
 def _provider(provider_id: str | None) -> ProviderConfig | None:
@@ -30,7 +30,7 @@ def _provider(provider_id: str | None) -> ProviderConfig | None:
 
 @store_errors
 async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
-    from ..agent.flows import ask
+    from ...agent.flows import ask
 
     store = await ctx.session.resources.store()
     answer = await ask(
@@ -72,7 +72,7 @@ async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, A
 
 @store_errors
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
-    from ..agent.flows import summarize
+    from ...agent.flows import summarize
 
     store = await ctx.session.resources.store()
     html, selection = observed_html(payload.html, payload.selection_html)

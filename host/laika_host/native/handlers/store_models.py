@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.records import (
+from ...store.records import (
     CaptureJob,
     Collection,
     SearchHit,
