@@ -1,88 +1,69 @@
 """Handlers of the grounded-chat message types: `chat.ask`, `chat.history`, `page.summarize`.
 
 Answers stream as `delta` events (the model's text as it comes), then the final reply holds
-the verified answer. Provider problems become `provider_error` replies with the message.
+the verified answer (`service.ask.answer_json`). A provider that is not configured is a
+`bad_request` naming the fix; a provider that fails is an answer with status `error`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-from ...llm.config import ProviderConfig, select_provider
 from ...llm.errors import LlmError
-from ...render.answer_html import answer_to_html
-from ...store.records import ChatEvent
+from ...service import ask as ask_service
+from ...service.ask import AskOptions, answer_json
+from ...service.models import ProviderChoice
+from ...service.summarize import summarize_page
 from ..errors import ErrorCode, HostError
 from ..transport.router import RequestContext
 from .chat_models import ChatAsk, ChatHistory, PageSummarize
-from .store_handlers import capture_observed, observed_html, store_errors
+from .store_handlers import observed_page, store_errors
 
-if TYPE_CHECKING:
-    from ...agent.flows import Answer
-
-
-def _provider(provider_id: str | None) -> ProviderConfig | None:
-    try:
-        return select_provider(provider_id)
-    except LlmError as error:
-        raise HostError(ErrorCode.BAD_REQUEST, error.message) from None
+P = TypeVar("P")
+Handler = Callable[[P, RequestContext], Awaitable[Any]]
 
 
-@store_errors
-async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
-    from ...agent.flows import ask
+def provider_errors(handler: Handler[P]) -> Handler[P]:
+    """A provider that cannot be chosen (unknown id, bad override) is the request's fault."""
 
-    store = await ctx.session.resources.store()
-    answer = await ask(
-        store,
-        payload.question,
-        payload.collection,
-        provider=_provider(payload.provider),
+    @functools.wraps(handler)
+    async def wrapped(payload: P, ctx: RequestContext) -> Any:
+        try:
+            return await handler(payload, ctx)
+        except LlmError as error:
+            raise HostError(ErrorCode.BAD_REQUEST, error.message) from None
+
+    return wrapped
+
+
+def _options(payload: ChatAsk | PageSummarize, ctx: RequestContext) -> AskOptions:
+    return AskOptions(
+        collection=payload.collection,
+        provider=ProviderChoice(payload.provider),
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
     )
-    return answer_result(answer)
 
 
-def answer_result(answer: Answer) -> dict[str, Any]:
-    """The answer as sent: its fields plus the rendered `answer_html`."""
-    return {
-        **answer.to_json(),
-        "answer_html": answer_to_html(answer.answer_markdown, answer.citations),
-    }
-
-
-def history_event(event: ChatEvent) -> dict[str, Any]:
-    """A chat event as sent: an assistant's answer also rendered (on read: stored events
-    predate `answer_html`, and rendering is fast)."""
-    shown = event.to_json()
-    if event.role == "assistant":
-        citations = [c for c in event.citations if isinstance(c, dict)]
-        shown["answer_html"] = answer_to_html(event.markdown, citations)
-    return shown
+@store_errors
+@provider_errors
+async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
+    store = await ctx.session.resources.store()
+    answer = await ask_service.ask(store, payload.question, _options(payload, ctx))
+    return answer_json(answer)
 
 
 @store_errors
 async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
-    collection = await store.collections.get(payload.collection)
-    events = await store.chat.list(collection.id, limit=payload.limit)
-    return {"events": [history_event(event) for event in events]}
+    return {"events": await ask_service.history(store, payload.collection, limit=payload.limit)}
 
 
 @store_errors
+@provider_errors
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
-    from ...agent.flows import summarize
-
     store = await ctx.session.resources.store()
-    html, selection = observed_html(payload.html, payload.selection_html)
-    capture = await capture_observed(html, payload.url, selection=selection, title=payload.title)
-    answer = await summarize(
-        store,
-        capture,
-        collection=payload.collection,
-        provider=_provider(payload.provider),
-        max_tokens=payload.max_tokens,
-        on_delta=lambda text: ctx.emit("delta", {"text": text}),
-    )
-    return answer_result(answer)
+    answer = await summarize_page(store, observed_page(payload), _options(payload, ctx))
+    return answer_json(answer)
