@@ -26,7 +26,10 @@ LIST_LIMIT = 100
 MAX_LIST_LIMIT = 1000
 """The largest page a message may ask for (a reply stays a few frames)."""
 MAX_CLI_LIST_LIMIT = 10_000
-"""The largest page `laika sources list` prints (a terminal or a pipe has no frame bound)."""
+"""The largest page `laika sources list` or `logs list` prints (a terminal has no frame bound)."""
+
+RUNS_LIMIT = 20
+"""LLM runs `laika logs list` shows when no limit is asked for (the latest few)."""
 
 SEARCH_LIMIT = 20
 """Search hits returned when no limit is asked for."""
