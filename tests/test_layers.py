@@ -17,13 +17,30 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but those under `if TYPE_CHECKING:` (imports for annotations only)."""
+    found: list[ast.AST] = []
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            pending.extend(node.orelse)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def _imported(path: Path) -> set[str]:
-    """Every module `path` imports, absolute; `from X import name` counts `X.name` too (the
-    name may be a submodule)."""
+    """Every module `path` imports when it runs, absolute; `from X import name` counts
+    `X.name` too (the name may be a submodule)."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -67,6 +84,7 @@ def test_the_graph_sees_lazy_and_relative_imports() -> None:
     assert "laika_host.render" in graph["laika_host.agent.parse"]
     lazy = graph["laika_host.native.transport.host_main"]  # inside a function, two dots up
     assert "laika_host.native.handlers.routes" in lazy
+    assert "laika_host.agent.flows" not in graph["laika_host.cli.ask"]  # for annotations only
     assert len(graph) > 100
 
 
@@ -83,3 +101,23 @@ def test_transport_knows_no_feature() -> None:
     }
     found = violations("laika_host.native.transport", ("laika_host.native.handlers",))
     assert [line for line in found if line.split(" -> ")[0] not in entry_points] == []
+
+
+def test_the_command_and_the_handlers_go_through_the_service_layer() -> None:
+    """The orchestration lives once, in `service`: its callers never reach past it into the
+    flows, the capture worker, the fetcher, the job runner or the provider settings."""
+    internals = (
+        "laika_host.agent.flows",
+        "laika_host.capture.isolated",
+        "laika_host.capture.fetch",
+        "laika_host.store.worker",
+        "laika_host.llm.manage",
+        "laika_host.llm.config.select_provider",
+    )
+    for callers in ("laika_host.cli", "laika_host.native.handlers"):
+        assert violations(callers, internals) == []
+
+
+def test_the_service_layer_knows_none_of_its_callers() -> None:
+    callers = ("laika_host.cli", "laika_host.native", "laika_host.demo")
+    assert violations("laika_host.service", callers) == []
