@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...capture import CaptureError
 from ...service import collections, jobs, search, sources
@@ -30,7 +30,6 @@ from ...store import (
 )
 from ..errors import ErrorCode, HostError
 from ..transport.router import RequestContext
-from .chat_models import PageSummarize
 from .store_models import (
     AddNote,
     AddUrl,
@@ -47,6 +46,9 @@ from .store_models import (
     SourceTarget,
     SourceVersionTarget,
 )
+
+if TYPE_CHECKING:
+    from .chat_models import PageSummarize
 
 P = TypeVar("P")
 Handler = Callable[[P, RequestContext], Awaitable[Any]]
