@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.host_main import TERMINAL_EXIT
+from laika_host.native.transport.host_main import TERMINAL_EXIT
 
 from support import laika_executable, run_laika
 

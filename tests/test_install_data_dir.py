@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from laika_host.native.browsers import BROWSERS, HOST_NAME
-from laika_host.native.doctor import DoctorOptions, diagnose
-from laika_host.native.doctor_data import CHECK
-from laika_host.native.install import launcher_text, read_launcher, read_launcher_text
+from laika_host.native.install.browsers import BROWSERS, HOST_NAME
+from laika_host.native.install.doctor import DoctorOptions, diagnose
+from laika_host.native.install.doctor_data import CHECK
+from laika_host.native.install.install import launcher_text, read_launcher, read_launcher_text
 
 from native_client import CHROME_ORIGIN, frame
 from support import run_laika

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.routes import default_router
-from laika_host.native.session import Session, SessionOptions
-from laika_host.native.stdio import StreamSink
+from laika_host.native.handlers.routes import default_router
+from laika_host.native.transport.session import Session, SessionOptions
+from laika_host.native.transport.stdio import StreamSink
 
 from native_client import CHROME_ORIGIN, HEADER, frame
 

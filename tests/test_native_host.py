@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from laika_host import __version__
-from laika_host.native.builtin_models import CancelResult
-from laika_host.native.framing import dumps
+from laika_host.native.handlers.builtin_models import CancelResult
+from laika_host.native.transport.framing import dumps
 
 from native_client import CHROME_ORIGIN, HostProcess, frame
 
@@ -193,7 +193,7 @@ def test_logs_go_to_the_data_dir_not_stdout(host: HostProcess, tmp_path: Path) -
 def test_stray_writes_to_stdout_never_reach_the_frame_stream() -> None:
     script = (
         "import os, sys\n"
-        "from laika_host.native.stdio import protect_stdout\n"
+        "from laika_host.native.transport.stdio import protect_stdout\n"
         "fd = protect_stdout()\n"
         "print('stray print')\n"
         "os.write(1, b'stray C-level write\\n')\n"

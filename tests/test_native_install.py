@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.browsers import BROWSERS, DEV_EXTENSION_ID, GECKO_ID, HOST_NAME
-from laika_host.native.doctor import (
+from laika_host.native.install.browsers import BROWSERS, DEV_EXTENSION_ID, GECKO_ID, HOST_NAME
+from laika_host.native.install.doctor import (
     COMMUNICATION,
     EXITED,
     FORBIDDEN,

@@ -18,8 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_json import DEEP, hostile_bodies, json_texts, reply_values, to_bytes
-from laika_host.native.envelope import InvalidRequestError, decode_request, error_reply, ok_reply
-from laika_host.native.framing import HEADER, MAX_REPLY_FRAME, dumps, frames_for
+from laika_host.native.transport.envelope import (
+    InvalidRequestError,
+    decode_request,
+    error_reply,
+    ok_reply,
+)
+from laika_host.native.transport.framing import HEADER, MAX_REPLY_FRAME, dumps, frames_for
 from laika_host.strict_json import NotJsonError, loads_strict
 
 SMALL_THRESHOLD = 4096  # small chunks, so the chunked path is explored too

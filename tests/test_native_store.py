@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.routes import default_router
+from laika_host.native.handlers.routes import default_router
 
 from html_server import serve
 from native_client import ARTICLE, Client, HostProcess

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.browsers import DEV_EXTENSION_ID
+from laika_host.native.install.browsers import DEV_EXTENSION_ID
 from panel_browser import Page, PanelBrowser
 
 from html_server import serve

@@ -20,8 +20,9 @@ from typing import Any, Literal, cast
 from pydantic import JsonValue
 
 from ..capture import Capture
+from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS
 from ..llm.client import ChatClient, ChatResult
-from ..llm.config import ProviderConfig
+from ..llm.config import DEFAULT_CONTEXT_WINDOW, ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
@@ -39,15 +40,6 @@ from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
 OnDelta = Callable[[str], None]
-DEFAULT_MAX_TOKENS = 1024
-DEFAULT_CONTEXT = {
-    "openai": 64_000,
-    "openrouter": 64_000,
-    "anthropic": 64_000,
-    "ollama_cloud": 32_000,
-    "ollama": 8_192,
-    "openai_compatible": 2_048,  # llama-server's -c default in our recipe; set context_window
-}
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
 MAX_FAILURE_MESSAGE = 300
@@ -92,7 +84,7 @@ class Fallback:
 def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
-    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
+    window = provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
     overhead = estimate_tokens(system_prompt("web.answer")) + 200
     return max(256, min(MAX_PACK_TOKENS, window - max_tokens - overhead))
 
@@ -137,7 +129,7 @@ async def summarize(
     store: Store,
     capture: Capture,
     *,
-    collection: str = "Inbox",
+    collection: str = DEFAULT_COLLECTION,
     provider: ProviderConfig | None = None,
     client: ChatClient | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
@@ -294,7 +286,7 @@ async def _fit(
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
-    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
+    window = provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
     for _ in range(FIT_ROUNDS):
         prompt = system_prompt("web.answer") + user_prompt(question, pack.documents, pack.note())
         used = await count_tokens(provider, prompt)

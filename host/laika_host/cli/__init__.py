@@ -31,7 +31,7 @@ COMMANDS = {
 }
 """Subcommand name -> `module:attribute`; add new commands here."""
 SELF_LOGGING = frozenset({"host", "serve"})
-"""Long-running commands that set up their own logging (`native.logsetup`)."""
+"""Long-running commands that set up their own logging (`native.transport.logsetup`)."""
 
 
 @click.group(

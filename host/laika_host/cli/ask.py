@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from ._output import echo, print_json
 from ._store import json_option, run_with_store
+
+if TYPE_CHECKING:
+    from ..agent.flows import Answer
+    from ..llm.config import ProviderConfig
+    from ..store import Store
+
+T = TypeVar("T")
 
 provider_options = [
     click.option(
@@ -41,25 +50,49 @@ def choose_provider(
     base_url: str | None,
     api_key_env: str | None,
     kind: str | None,
-) -> Any:
-    """The provider for this call (None = offline); see `llm.config.select_provider`."""
-    from ..llm.config import select_provider
+) -> ProviderConfig | None:
+    """The provider for this call (None = offline); an unknown one exits 1 with the fix."""
+    from ..service.models import ProviderChoice, resolve
+
+    choice = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
+    return _provider_errors(lambda: resolve(choice))
+
+
+def _provider_errors(work: Callable[[], T]) -> T:
+    """`work`, with a provider that cannot be chosen (unknown id, bad override) exiting 1
+    with the fix."""
     from ..llm.errors import LlmError
 
     try:
-        return select_provider(
-            provider_id, model=model, base_url=base_url, api_key_env=api_key_env, kind=kind
-        )
+        return work()
     except LlmError as error:
         raise click.ClickException(error.message) from None
 
 
+def _answered(work: Callable[[Store], Awaitable[Answer]]) -> Answer:
+    """Run an answering operation on the store (a provider that cannot be chosen exits 1)."""
+    return _provider_errors(lambda: run_with_store(work))
+
+
 def _question(_context: click.Context, _param: click.Parameter, value: str) -> str:
-    if not value.strip():
-        raise click.BadParameter(
-            'the question is empty: ask something, e.g. laika ask "What is X?"'
-        )
-    return value
+    from ..service.ask import check_question
+    from ..store import InvalidInputError
+
+    try:
+        return check_question(value)
+    except InvalidInputError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+collection_option = click.option(
+    "--collection", "-c", default=DEFAULT_COLLECTION, show_default=True
+)
+max_tokens_option = click.option(
+    "--max-tokens",
+    type=click.IntRange(MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+    default=DEFAULT_MAX_TOKENS,
+    show_default=True,
+)
 
 
 fallback_option = click.option(
@@ -72,8 +105,8 @@ fallback_option = click.option(
 
 @click.command()
 @click.argument("question", callback=_question)
-@click.option("--collection", "-c", default="Inbox", show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 32_000), default=1024, show_default=True)
+@collection_option
+@max_tokens_option
 @with_provider_options
 @fallback_option
 @json_option
@@ -96,22 +129,19 @@ def ask(
     checked answer is printed. When the default provider does not answer, one line on stderr
     says so and the offline runtime answers instead (labelled), unless --no-fallback.
     """
-    from ..agent.flows import ask as ask_flow
+    from ..service.ask import AskOptions
+    from ..service.ask import ask as ask_service
+    from ..service.models import ProviderChoice
 
-    provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
-    chosen_by_default = provider_id is None and base_url is None
     stream = _Stream.for_output(as_json=as_json)
-    answer = run_with_store(
-        lambda store: ask_flow(
-            store,
-            question,
-            collection,
-            provider=provider,
-            max_tokens=max_tokens,
-            on_delta=stream.on_delta,
-            fallback=chosen_by_default and not no_fallback,
-        )
+    options = AskOptions(
+        collection=collection,
+        provider=ProviderChoice(provider_id, model, base_url, api_key_env, kind),
+        max_tokens=max_tokens,
+        fallback=not no_fallback,
+        on_delta=stream.on_delta,
     )
+    answer = _answered(lambda store: ask_service(store, question, options))
     _finish(answer.to_json(), as_json=as_json, streamed=stream.text)
 
 
@@ -192,8 +222,8 @@ def _print_failure(answer: dict[str, Any]) -> None:
 @click.command()
 @click.argument("source", metavar="FILE_OR_URL")
 @click.option("--url", "page_url", help="The page's address, for a saved file.")
-@click.option("--collection", "-c", default="Inbox", show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 32_000), default=1024, show_default=True)
+@collection_option
+@max_tokens_option
 @with_provider_options
 @fallback_option
 @json_option
@@ -212,21 +242,19 @@ def summarize(
 ) -> None:
     """Capture a page (saved file, `-` or URL), store it, and summarize it with verified
     citations."""
-    from ..agent.flows import summarize as summarize_flow
+    from ..service.ask import AskOptions
+    from ..service.models import ProviderChoice
+    from ..service.summarize import summarize_capture
     from .capture import read_page
 
     capture = read_page(source, page_url)
-    provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
     stream = _Stream.for_output(as_json=as_json)
-    answer = run_with_store(
-        lambda store: summarize_flow(
-            store,
-            capture,
-            collection=collection,
-            provider=provider,
-            max_tokens=max_tokens,
-            on_delta=stream.on_delta,
-            fallback=provider_id is None and base_url is None and not no_fallback,
-        )
+    options = AskOptions(
+        collection=collection,
+        provider=ProviderChoice(provider_id, model, base_url, api_key_env, kind),
+        max_tokens=max_tokens,
+        fallback=not no_fallback,
+        on_delta=stream.on_delta,
     )
+    answer = _answered(lambda store: summarize_capture(store, capture, options))
     _finish(answer.to_json(), as_json=as_json, streamed=stream.text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -19,6 +19,17 @@ from .key_policy import KeyPolicyError, check_base_url, check_key_destination, c
 ProviderKind = Literal[
     "openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"
 ]
+"""The kinds of provider (one wire format each); the CLI's choices and the native schema."""
+PROVIDER_KINDS: tuple[ProviderKind, ...] = get_args(ProviderKind)
+DEFAULT_CONTEXT_WINDOW: dict[ProviderKind, int] = {
+    "openai": 64_000,
+    "openrouter": 64_000,
+    "anthropic": 64_000,
+    "ollama_cloud": 32_000,
+    "ollama": 8_192,
+    "openai_compatible": 2_048,  # llama-server's -c default in our recipe; set context_window
+}
+"""The context window assumed for a kind when the provider sets none (`context_window`)."""
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
     "openrouter": "https://openrouter.ai/api/v1",

@@ -1,7 +1,7 @@
 """The store: one SQLite file (`<data dir>/laika.db`) for everything Laika keeps.
 
     async with open_store() as store:
-        saved = await store.sources.save_capture("Inbox", capture)
+        saved = await store.sources.save_capture("Reading", capture)
         hits = await store.search.query("solar panels")
 
 Repositories, one module each: `collections`, `sources`, `jobs` (capture queue), `chat`,

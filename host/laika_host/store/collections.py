@@ -11,7 +11,6 @@ from .ids import new_id, now_ms
 from .records import Collection, loads, required_time
 from .titles import clean_title, title_key
 
-DEFAULT_COLLECTION = "Inbox"
 NAMED_IN_ERRORS = 20
 _SELECT = (
     "SELECT c.*, (SELECT count(*) FROM sources s WHERE s.collection_id = c.id) AS source_count "

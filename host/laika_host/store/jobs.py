@@ -16,6 +16,7 @@ from typing import Literal
 
 import aiosqlite
 
+from ..defaults import LIST_LIMIT
 from ..redact import redact_text
 from ._db import Database, Row
 from .errors import ConflictError, InvalidInputError, NotFoundError
@@ -260,7 +261,11 @@ class Jobs:
         return _job(row)
 
     async def list(
-        self, *, status: JobStatus | None = None, collection_id: str | None = None, limit: int = 100
+        self,
+        *,
+        status: JobStatus | None = None,
+        collection_id: str | None = None,
+        limit: int = LIST_LIMIT,
     ) -> list[CaptureJob]:
         clauses: list[str] = []
         params: list[str] = []

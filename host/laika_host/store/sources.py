@@ -23,6 +23,7 @@ from cmarkgfm import cmark
 from ..capture.models import Capture
 from ..capture.text import markdown_to_text
 from ..capture.urls import is_web_url, normalize_url, strip_credentials
+from ..defaults import LIST_LIMIT
 from ..redact import redact_text, redact_url
 from ._db import Database, Row
 from .collections import Collections
@@ -47,7 +48,6 @@ from .versions import Versions, archive
 SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
 MAX_PREVIOUS_HASHES = 20
-DEFAULT_LIST_LIMIT = 100
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _LIST_COLUMNS = (
     "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
@@ -420,7 +420,7 @@ class Sources:
         return await self._versions.get(source_id, version)
 
     async def list(
-        self, collection: str | None = None, *, limit: int = DEFAULT_LIST_LIMIT, offset: int = 0
+        self, collection: str | None = None, *, limit: int = LIST_LIMIT, offset: int = 0
     ) -> list[Source]:
         where: str = ""
         params: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..paths import data_dir
+from ...paths import data_dir
 
 HOST_NAME = "com.laika.host"
 GECKO_ID = "laika@laika-host.dev"

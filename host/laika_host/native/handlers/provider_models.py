@@ -9,10 +9,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from ...llm.config import ProviderKind
 from .base_models import StrictPayload
 
 ProviderId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
-Kind = Literal["openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"]
 EnvName = Annotated[
     str,
     Field(
@@ -25,7 +25,7 @@ BaseUrl = Annotated[str, Field(min_length=8, max_length=2048, pattern=r"^[Hh][Tt
 
 class ProviderAdd(StrictPayload):
     id: ProviderId
-    kind: Kind
+    kind: ProviderKind
     model: Annotated[str, Field(min_length=1, max_length=200)]
     base_url: BaseUrl | None = None
     key_env: EnvName | None = None

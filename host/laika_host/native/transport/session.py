@@ -23,6 +23,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import ErrorCode, HostError
 from .envelope import (
     InvalidRequestError,
     Request,
@@ -32,7 +33,6 @@ from .envelope import (
     event_message,
     ok_reply,
 )
-from .errors import ErrorCode, HostError
 from .framing import CHUNK_THRESHOLD, FrameProblem, frames_for, read_frame, skip_bytes
 from .resources import Resources
 from .router import RequestContext, Route, Router

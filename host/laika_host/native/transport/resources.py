@@ -7,7 +7,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ...store import Store
 
 
 class Resources:
@@ -20,7 +20,7 @@ class Resources:
         """The session's store, opened (and migrated, and its stale jobs recovered) once."""
         async with self._lock:
             if self._store is None:
-                from ..store import open_store
+                from ...store import open_store
 
                 self._store = await self._stack.enter_async_context(open_store())
             return self._store

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from .router import Route, Router
+from ..transport.router import Route, Router
 
-_BUILTINS = "laika_host.native.builtins"
-_MODELS = "laika_host.native.builtin_models"
-_STORE = "laika_host.native.store_handlers"
-_STORE_MODELS = "laika_host.native.store_models"
+_BUILTINS = "laika_host.native.handlers.builtins"
+_MODELS = "laika_host.native.handlers.builtin_models"
+_STORE = "laika_host.native.handlers.store_handlers"
+_STORE_MODELS = "laika_host.native.handlers.store_models"
 _RECORDS = "laika_host.store.records"
-_CHAT = "laika_host.native.chat_handlers"
-_CHAT_MODELS = "laika_host.native.chat_models"
-_PROVIDERS = "laika_host.native.provider_handlers"
-_PROVIDER_MODELS = "laika_host.native.provider_models"
+_CHAT = "laika_host.native.handlers.chat_handlers"
+_CHAT_MODELS = "laika_host.native.handlers.chat_models"
+_PROVIDERS = "laika_host.native.handlers.provider_handlers"
+_PROVIDER_MODELS = "laika_host.native.handlers.provider_models"
 
 ROUTES = (
     Route(

@@ -17,8 +17,8 @@ import struct
 import sys
 from pathlib import Path
 
-from ..paths import ensure_private_dir
-from .routes import default_router
+from ...paths import ensure_private_dir
+from ..handlers.routes import default_router
 from .session import Caller, Session, SessionOptions
 from .stdio import StreamSink
 

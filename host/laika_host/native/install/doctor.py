@@ -232,7 +232,7 @@ def _check_launcher(report: BrowserReport, launcher: Path, fix: str) -> bool:
         add(Finding("fail", "interpreter works", detail, EXITED, fix))
         return False
     probe = subprocess.run(
-        [python, "-c", "import laika_host.native.host_main"],
+        [python, "-c", "import laika_host.native.transport.host_main"],
         capture_output=True,
         text=True,
         timeout=60,

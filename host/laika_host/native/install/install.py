@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..paths import data_dir, ensure_private_dir
+from ...paths import data_dir, ensure_private_dir
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
 
 LAUNCHER_NAME = "laika-native-host"
@@ -33,7 +33,7 @@ def manifest_template() -> dict[str, Any]:
     if packaged.is_file():
         text = packaged.read_text(encoding="utf-8")
     else:
-        text = (Path(__file__).resolve().parents[3] / "install_manifest.json").read_text("utf-8")
+        text = (Path(__file__).resolve().parents[4] / "install_manifest.json").read_text("utf-8")
     template: dict[str, Any] = json.loads(text)
     return template
 

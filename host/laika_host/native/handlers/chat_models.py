@@ -6,7 +6,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.records import ChatEvent
+from ...defaults import (
+    DEFAULT_COLLECTION,
+    DEFAULT_MAX_TOKENS,
+    LIST_LIMIT,
+    MAX_LIST_LIMIT,
+    MAX_MAX_TOKENS,
+    MIN_MAX_TOKENS,
+)
+from ...store.records import ChatEvent
 from .base_models import StrictPayload
 from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
 
@@ -19,17 +27,19 @@ ProviderRef = Annotated[
     ),
 ]
 
+MaxTokens = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)]
+
 
 class ChatAsk(StrictPayload):
     question: Annotated[str, Field(min_length=1, max_length=4000)]
-    collection: CollectionRef = "Inbox"
+    collection: CollectionRef = DEFAULT_COLLECTION
     provider: ProviderRef | None = None
-    max_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1024
+    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
 
 
 class ChatHistory(StrictPayload):
-    collection: CollectionRef = "Inbox"
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    collection: CollectionRef = DEFAULT_COLLECTION
+    limit: Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)] = LIST_LIMIT
 
 
 class PageSummarize(StrictPayload):
@@ -37,9 +47,9 @@ class PageSummarize(StrictPayload):
     title: Annotated[str, Field(max_length=2000)] | None = None
     html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
     selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = None
-    collection: CollectionRef = "Inbox"
+    collection: CollectionRef = DEFAULT_COLLECTION
     provider: ProviderRef | None = None
-    max_tokens: Annotated[int, Field(ge=16, le=32_000)] = 1024
+    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
 
 
 class CitationResult(BaseModel):

@@ -13,14 +13,14 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..paths import data_dir, logs_dir
-from . import framing
-from .errors import ErrorCode, HostError
+from ... import __version__
+from ...paths import data_dir, logs_dir
+from ..errors import ErrorCode, HostError
+from ..transport import framing
 
 if TYPE_CHECKING:
+    from ..transport.router import RequestContext
     from .builtin_models import CancelPayload, EchoPayload, LogPayload
-    from .router import RequestContext
 
 NATIVE_PROTOCOL_VERSION = 1
 LLMCP_VERSION = 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..paths import data_dir, platform_data_dir
+from ...paths import data_dir, platform_data_dir
 from .findings import Finding
 from .install import HOME_VARIABLE, LauncherPins
 
@@ -68,8 +68,8 @@ def database_findings() -> list[Finding]:
     """The store itself: where it is, and SQLite's quick_check of it (reads only)."""
     import asyncio
 
-    from ..store import default_db_path
-    from ..store.health import check_database
+    from ...store import default_db_path
+    from ...store.health import check_database
 
     where = "LAIKA_HOME" if os.environ.get(HOME_VARIABLE) else "the platform's default"
     findings = [Finding("ok", "data directory", f"{data_dir()} ({where})")]

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..controls import escape_controls
-from ..paths import ensure_private_dir, logs_dir
-from ..redact import redact_text
+from ...controls import escape_controls
+from ...paths import ensure_private_dir, logs_dir
+from ...redact import redact_text
 
 LOG_FORMAT = "%(asctime)s %(levelname)s pid=%(process)d %(name)s: %(message)s"
 MAX_LOG_BYTES = 1_000_000

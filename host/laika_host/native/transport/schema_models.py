@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from ..errors import ErrorCode
 from .envelope import MAX_ID_LENGTH, MAX_SAFE_INTEGER, MAX_TYPE_LENGTH, TYPE_PATTERN
-from .errors import ErrorCode
 
 
 class _Frame(BaseModel):

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ErrorCode
+from ..errors import ErrorCode
 
 HEADER = struct.Struct("=I")
 MAX_REPLY_FRAME = 1_048_576

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
+from ..transport.schema_models import RequestIdField
 from .base_models import StrictPayload
-from .schema_models import RequestIdField
 
 
 class CancelPayload(StrictPayload):

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..strict_json import NotJsonError, loads_strict
-from .errors import ErrorCode, HostError
+from ...strict_json import NotJsonError, loads_strict
+from ..errors import ErrorCode, HostError
 
 RequestId = str | int
 MAX_ID_LENGTH = 256

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ErrorCode, HostError
 from .envelope import RequestId, bad_request
-from .errors import ErrorCode, HostError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -66,7 +66,7 @@ class Route:
             return None
         from pydantic import ValidationError
 
-        from ..issues import issues_from
+        from ...issues import issues_from
 
         model = self.payload_model()
         assert model is not None

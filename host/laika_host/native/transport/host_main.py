@@ -69,7 +69,7 @@ def run_host(argv: Sequence[str]) -> int:
 
 
 async def _serve_stdio(frames_fd: int, caller: Caller) -> None:
-    from .routes import default_router
+    from ..handlers.routes import default_router
     from .stdio import open_stdio
 
     reader, sink = await open_stdio(frames_fd)

@@ -6,7 +6,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from ..store.records import (
+from ...defaults import (
+    DEFAULT_COLLECTION,
+    LIST_LIMIT,
+    MAX_JOBS_PER_RUN,
+    MAX_LIST_LIMIT,
+    MAX_SEARCH_LIMIT,
+    SEARCH_LIMIT,
+)
+from ...store.records import (
     CaptureJob,
     Collection,
     SearchHit,
@@ -42,7 +50,7 @@ class CollectionTarget(StrictPayload):
 
 class SourceList(StrictPayload):
     collection: CollectionRef | None = None
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    limit: Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)] = LIST_LIMIT
     offset: Annotated[int, Field(ge=0, le=MAX_PAYLOAD_INT)] = 0
 
 
@@ -73,7 +81,7 @@ class SavePage(StrictPayload):
     selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = Field(
         default=None, description="The user's selection; when given, only it is saved."
     )
-    collection: CollectionRef = "Inbox"
+    collection: CollectionRef = DEFAULT_COLLECTION
     mode: Literal["auto", "article", "selection", "full"] = Field(
         default="auto",
         description="auto: the selection if one is given, else the main content (article or "
@@ -95,7 +103,7 @@ MAX_NOTE_TEXT = 500_000
 class AddNote(StrictPayload):
     """A note the user typed: plain text, stored so that it shows as typed."""
 
-    collection: CollectionRef = "Inbox"
+    collection: CollectionRef = DEFAULT_COLLECTION
     title: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     text: Annotated[str, Field(min_length=1, max_length=MAX_NOTE_TEXT)]
 
@@ -117,13 +125,13 @@ class SourceLookupResult(BaseModel):
 
 class AddUrl(StrictPayload):
     url: WebUrl
-    collection: CollectionRef = "Inbox"
+    collection: CollectionRef = DEFAULT_COLLECTION
 
 
 class SearchQuery(StrictPayload):
     query: Annotated[str, Field(min_length=1, max_length=1000)]
     collection: CollectionRef | None = None
-    limit: Annotated[int, Field(ge=1, le=200)] = 20
+    limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_LIMIT)] = SEARCH_LIMIT
 
 
 class JobTarget(StrictPayload):
@@ -131,7 +139,7 @@ class JobTarget(StrictPayload):
 
 
 class JobsRun(StrictPayload):
-    max_jobs: Annotated[int, Field(ge=1, le=1000)] | None = None
+    max_jobs: Annotated[int, Field(ge=1, le=MAX_JOBS_PER_RUN)] | None = None
 
 
 class CollectionListResult(BaseModel):
