@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any, Literal
 
+from ..errors import ProviderFailedError, RefusedError
 from ..redact import redact_text
 
 ErrorKind = Literal[
@@ -32,7 +33,7 @@ _CONTEXT_WORDS = re.compile(
 MAX_MESSAGE = 500
 
 
-class LlmError(Exception):
+class LlmError(ProviderFailedError):
     """A model call failed. `kind` is stable; `spec_type` is spec 001's error type."""
 
     def __init__(
@@ -73,6 +74,22 @@ class LlmError(Exception):
             "retry_after": self.retry_after,
             "provider": self.provider,
         }
+
+    def error_details(self) -> dict[str, Any] | None:
+        """What `provider_error` promises: `details` says how the provider failed."""
+        return {key: value for key, value in self.to_json().items() if key != "message"}
+
+
+class ProviderConfigError(RefusedError, LlmError):
+    """A provider setting that cannot be used as given (no base URL, a refused key
+    variable, an unknown id, a broken providers file): the user's to fix, not the provider's
+    failure. Kind `bad_request`, as before the one hierarchy."""
+
+    def __init__(self, message: str, *, provider: str | None = None) -> None:
+        super().__init__("bad_request", message, provider=provider)
+
+    def error_details(self) -> dict[str, Any] | None:
+        return None
 
 
 _TYPE_KINDS: dict[str, ErrorKind] = {

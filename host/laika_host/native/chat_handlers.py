@@ -1,34 +1,26 @@
 """Handlers of the grounded-chat message types: `chat.ask`, `chat.history`, `page.summarize`.
 
 Answers stream as `delta` events (the model's text as it comes), then the final reply holds
-the verified answer. Provider problems become `provider_error` replies with the message.
+the verified answer. Provider problems become `provider_error` replies with the message, a
+provider setting that cannot be used a `bad_request` (the session maps both once, with
+`laika_host.errors`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..llm.config import ProviderConfig, select_provider
-from ..llm.errors import LlmError
+from ..llm.config import select_provider
 from ..render.answer_html import answer_to_html
 from ..store.records import ChatEvent
 from .chat_models import ChatAsk, ChatHistory, PageSummarize
-from .errors import ErrorCode, HostError
 from .router import RequestContext
-from .store_handlers import capture_observed, observed_html, store_errors
+from .store_handlers import capture_observed, observed_html
 
 if TYPE_CHECKING:
     from ..agent.flows import Answer
 
 
-def _provider(provider_id: str | None) -> ProviderConfig | None:
-    try:
-        return select_provider(provider_id)
-    except LlmError as error:
-        raise HostError(ErrorCode.BAD_REQUEST, error.message) from None
-
-
-@store_errors
 async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
     from ..agent.flows import ask
 
@@ -37,7 +29,7 @@ async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
         store,
         payload.question,
         payload.collection,
-        provider=_provider(payload.provider),
+        provider=select_provider(payload.provider),
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
     )
@@ -62,7 +54,6 @@ def history_event(event: ChatEvent) -> dict[str, Any]:
     return shown
 
 
-@store_errors
 async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     collection = await store.collections.get(payload.collection)
@@ -70,7 +61,6 @@ async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, A
     return {"events": [history_event(event) for event in events]}
 
 
-@store_errors
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
     from ..agent.flows import summarize
 
@@ -81,7 +71,7 @@ async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[st
         store,
         capture,
         collection=payload.collection,
-        provider=_provider(payload.provider),
+        provider=select_provider(payload.provider),
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
     )

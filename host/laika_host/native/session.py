@@ -23,6 +23,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import LaikaError
 from .envelope import (
     InvalidRequestError,
     Request,
@@ -32,7 +33,7 @@ from .envelope import (
     event_message,
     ok_reply,
 )
-from .errors import ErrorCode, HostError
+from .errors import ErrorCode, HostError, host_error
 from .framing import CHUNK_THRESHOLD, FrameProblem, frames_for, read_frame, skip_bytes
 from .resources import Resources
 from .router import RequestContext, Route, Router
@@ -248,8 +249,11 @@ class Session:
             result = await handler(payload, RequestContext(request.id, request.type, self))
             await self._room_for_reply(route)
             reply = ok_reply(request.id, _to_json(result))
-        except HostError as error:
-            reply = error_reply(request.id, error)
+        except LaikaError as error:  # the one mapping: laika_host.errors
+            failure = host_error(error)
+            if failure.code is ErrorCode.INTERNAL:
+                log.exception("%s %r failed", request.type, request.id)
+            reply = error_reply(request.id, failure)
         except asyncio.CancelledError:
             why = self._cancelled_by.pop(request.id, "the host is stopping")
             reply = error_reply(request.id, HostError(ErrorCode.CANCELLED, f"cancelled: {why}"))

@@ -1,33 +1,21 @@
 """Handlers of the store message types: collections, sources (save page), search, jobs.
 
-Store and capture errors become host errors with the same message (they already say what to
-do); capture runs in the capture worker process (`capture.isolated`), so the session keeps
-serving other requests, pings and cancels included.
+Store and capture errors reach the session, which maps them to error codes in one place
+(`laika_host.errors`) with their message (it already says what to do). Capture runs in the
+capture worker process (`capture.isolated`), so the session keeps serving other requests,
+pings and cancels included.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from ..capture import Capture, CaptureError, CaptureOptions
+from ..capture import Capture, CaptureOptions
 from ..capture.isolated import capture_isolated
 from ..capture.models import CaptureMode
 from ..capture.urls import normalize_url, same_site, strip_credentials
-from ..store import (
-    ConflictError,
-    InvalidInputError,
-    NotFoundError,
-    SavedSource,
-    SchemaTooNewError,
-    StoreBusyError,
-    StoreCorruptError,
-    StoreError,
-    StoreFullError,
-    StoreUnavailableError,
-)
+from ..store import SavedSource
 from .errors import ErrorCode, HostError
 from .router import RequestContext
 from .store_models import (
@@ -47,67 +35,33 @@ from .store_models import (
     SourceVersionTarget,
 )
 
-P = TypeVar("P")
-Handler = Callable[[P, RequestContext], Awaitable[Any]]
-_CODES: dict[type[StoreError], ErrorCode] = {
-    NotFoundError: ErrorCode.NOT_FOUND,
-    ConflictError: ErrorCode.CONFLICT,
-    InvalidInputError: ErrorCode.BAD_REQUEST,
-    StoreBusyError: ErrorCode.BUSY,
-    SchemaTooNewError: ErrorCode.UNAVAILABLE,
-    StoreFullError: ErrorCode.STORAGE_FULL,
-    StoreCorruptError: ErrorCode.UNAVAILABLE,
-    StoreUnavailableError: ErrorCode.UNAVAILABLE,
-}
 
-
-def store_errors(handler: Handler[P]) -> Handler[P]:
-    @functools.wraps(handler)
-    async def wrapped(payload: P, ctx: RequestContext) -> Any:
-        try:
-            return await handler(payload, ctx)
-        except StoreError as error:
-            raise HostError(_CODES.get(type(error), ErrorCode.INTERNAL), str(error)) from None
-        except CaptureError as error:
-            raise HostError(
-                ErrorCode.BAD_REQUEST, str(error), details={"capture_error": error.kind}
-            ) from None
-
-    return wrapped
-
-
-@store_errors
 async def collections_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"collections": await store.collections.list()}
 
 
-@store_errors
 async def collections_create(payload: CollectionCreate, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.collections.create(payload.title)
 
 
-@store_errors
 async def collections_rename(payload: CollectionRename, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.collections.rename(payload.collection, payload.title)
 
 
-@store_errors
 async def collections_delete(payload: CollectionTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await store.collections.delete(payload.collection)}
 
 
-@store_errors
 async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     found = await store.sources.list(payload.collection, limit=payload.limit, offset=payload.offset)
     return {"sources": found}
 
 
-@store_errors
 async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]:
     """The source with its reader view (`html`), `highlight` marked in it when found."""
     from ..render.highlight import highlighted_html
@@ -118,26 +72,22 @@ async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]
     return {**source.to_json(), "html": html, "highlighted": found}
 
 
-@store_errors
 async def sources_lookup(payload: SourceLookup, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"matches": await store.sources.lookup(payload.url)}
 
 
-@store_errors
 async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     versions = await store.sources.versions(payload.source_id)
     return {"source_id": payload.source_id, "versions": versions}
 
 
-@store_errors
 async def sources_version(payload: SourceVersionTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.sources.version(payload.source_id, payload.version)
 
 
-@store_errors
 async def sources_delete(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await store.sources.delete(payload.source_id)}
@@ -162,7 +112,6 @@ async def capture_observed(
     return capture
 
 
-@store_errors
 async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:
     """The extension's "Save page": capture the DOM it sent and store it as a source."""
     store = await ctx.session.resources.store()
@@ -222,7 +171,6 @@ def _with_page_facts(capture: Capture, payload: SavePage) -> tuple[Capture, bool
     return dataclasses.replace(capture, **updates), used
 
 
-@store_errors
 async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     saved = await store.sources.add_url(payload.collection, payload.url, origin="extension")
@@ -230,7 +178,6 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     return {"outcome": saved.outcome, "source": saved.source, "job": job}
 
 
-@store_errors
 async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
     """A typed note as a source: its text escaped so that it stays text (then redacted, as
     every note is, by the store)."""
@@ -243,7 +190,6 @@ async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource
     )
 
 
-@store_errors
 async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     collection_id = None
@@ -253,19 +199,16 @@ async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, A
     return {"query": payload.query, "hits": hits}
 
 
-@store_errors
 async def jobs_status(payload: JobTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await store.jobs.get(payload.job_id)
 
 
-@store_errors
 async def jobs_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"jobs": await store.jobs.list(), "counts": await store.jobs.counts()}
 
 
-@store_errors
 async def jobs_run(payload: JobsRun, ctx: RequestContext) -> dict[str, list[str]]:
     """Run due capture jobs, streaming `progress` events as each starts and finishes."""
     from ..store.worker import run_due_jobs
