@@ -44,14 +44,10 @@ def choose_provider(
 ) -> Any:
     """The provider for this call (None = offline); see `llm.config.select_provider`."""
     from ..llm.config import select_provider
-    from ..llm.errors import LlmError
 
-    try:
-        return select_provider(
-            provider_id, model=model, base_url=base_url, api_key_env=api_key_env, kind=kind
-        )
-    except LlmError as error:
-        raise click.ClickException(error.message) from None
+    return select_provider(
+        provider_id, model=model, base_url=base_url, api_key_env=api_key_env, kind=kind
+    )
 
 
 def _question(_context: click.Context, _param: click.Parameter, value: str) -> str:

@@ -21,12 +21,9 @@ def models() -> None:
 def list_models(no_probe: bool, as_json: bool) -> None:
     """Configured and detected providers, and whether each answers (the built-in offline
     runtime always does)."""
-    from ..llm.manage import OFFLINE_ROW, ProviderSettingsError, probe_providers
+    from ..llm.manage import OFFLINE_ROW, probe_providers
 
-    try:
-        rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
+    rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
     builtin = {**OFFLINE_ROW, "id": "builtin", "source": "built-in"}
     if as_json:
         print_json({"providers": [*rows, builtin]})
@@ -70,23 +67,20 @@ def add(
     as_json: bool,
 ) -> None:
     """Add (or replace) a provider. The key is never saved: only its variable's name."""
-    from ..llm.manage import ProviderSettingsError, add_provider
+    from ..llm.manage import add_provider
 
-    try:
-        provider, path = add_provider(
-            provider_id,
-            kind,
-            model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            markdown_mode=markdown_mode,
-            title=title,
-            referer=referer,
-            context_window=context_window,
-            think=think,
-        )
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
+    provider, path = add_provider(
+        provider_id,
+        kind,
+        model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        markdown_mode=markdown_mode,
+        title=title,
+        referer=referer,
+        context_window=context_window,
+        think=think,
+    )
     if as_json:
         print_json({"saved": provider.model_dump(mode="json"), "path": str(path)})
     else:
@@ -97,10 +91,7 @@ def add(
 @click.argument("provider_id")
 def remove(provider_id: str) -> None:
     """Remove a configured provider."""
-    from ..llm.manage import ProviderSettingsError, remove_provider
+    from ..llm.manage import remove_provider
 
-    try:
-        remove_provider(provider_id)
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
+    remove_provider(provider_id)
     echo(f"removed {provider_id}")
