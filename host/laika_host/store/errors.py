@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import (
     BusyError,
     ClashError,
-    LaikaError,
+    InternalError,
     MissingError,
     NoSpaceError,
     RefusedError,
@@ -17,8 +17,9 @@ from ..errors import (
 )
 
 
-class StoreError(LaikaError):
-    """Base class; `code` is a stable machine-readable name."""
+class StoreError(InternalError):
+    """Base class; `code` is a stable machine-readable name. Raised alone it is a bug (each
+    subclass names its category first, which decides)."""
 
     code = "store_error"
 
