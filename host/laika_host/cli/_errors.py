@@ -15,11 +15,12 @@ import click
 
 from ..errors import LaikaError, exit_code
 from ._lazy import LazyGroup
-from ._output import echo
 
 
 def fail(error: LaikaError) -> NoReturn:
     """Report `error` and exit with its category's status."""
+    from ._output import echo  # on failure only: `laika host` starts for every browser port
+
     echo(f"laika: {error}", err=True)
     sys.exit(exit_code(error))
 
