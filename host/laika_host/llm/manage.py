@@ -42,6 +42,12 @@ OFFLINE_ROW: dict[str, Any] = {
 class ProviderSettingsError(RefusedError):
     """A provider change that cannot be made; the message names the reason."""
 
+    @property
+    def not_found(self) -> bool:
+        """Whether the id names no provider (`ProviderNotFoundError`); kept for callers
+        written before the category said so."""
+        return isinstance(self, MissingError)
+
 
 class ProviderNotFoundError(MissingError, ProviderSettingsError):
     """The id names no configured provider."""
