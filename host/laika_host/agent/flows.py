@@ -28,7 +28,7 @@ from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
 from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
-from ..redact import redact_text
+from ..redact import redact_prefix, redact_text
 from ..store import InvalidInputError, Store
 from ..store.chat import MAX_CHAT_MARKDOWN
 from ..store.runs import RunLinks, RunUsage
@@ -183,7 +183,7 @@ class _Turn:
             answer = await self._answer(task, offline, correlation)
         except Exception as error:  # the question is saved: its turn is saved too, as failed
             log.exception("answering failed (correlation %s)", correlation)
-            message = f"{type(error).__name__}: {error}"[:MAX_FAILURE_MESSAGE]
+            message = redact_prefix(f"{type(error).__name__}: {error}", MAX_FAILURE_MESSAGE)
             answer = Answer("error", "", warnings=[f"the answer failed ({message})"])
             if self.provider is not None:
                 answer.provider = self.provider.id
@@ -572,7 +572,7 @@ async def _persist(
             "correlation_id": correlation,
             "user_event_id": user_event_id,
         },
-        error="; ".join(answer.warnings)[:2000] if answer.status == "error" else None,
+        error=redact_prefix("; ".join(answer.warnings), 2000) if answer.status == "error" else None,
     )
     answer.run_id = run.id
     if provider is None:

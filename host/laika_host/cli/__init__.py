@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from ._lazy import LazyGroup
+from ._errors import LaikaGroup
 
 COMMANDS = {
     "ask": "laika_host.cli.ask:ask",
@@ -35,7 +35,7 @@ SELF_LOGGING = frozenset({"host", "serve"})
 
 
 @click.group(
-    cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+    cls=LaikaGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
 )
 @click.version_option(__version__, prog_name="laika")
 @click.pass_context

@@ -55,23 +55,12 @@ def choose_provider(
     from ..service.models import ProviderChoice, resolve
 
     choice = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
-    return _provider_errors(lambda: resolve(choice))
-
-
-def _provider_errors(work: Callable[[], T]) -> T:
-    """`work`, with a provider that cannot be chosen (unknown id, bad override) exiting 1
-    with the fix."""
-    from ..llm.errors import LlmError
-
-    try:
-        return work()
-    except LlmError as error:
-        raise click.ClickException(error.message) from None
+    return resolve(choice)
 
 
 def _answered(work: Callable[[Store], Awaitable[Answer]]) -> Answer:
     """Run an answering operation on the store (a provider that cannot be chosen exits 1)."""
-    return _provider_errors(lambda: run_with_store(work))
+    return run_with_store(work)
 
 
 def _question(_context: click.Context, _param: click.Parameter, value: str) -> str:

@@ -79,24 +79,19 @@ def capture(
 
 def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:
     """Capture a file, `-` (standard input) or a URL; bad input, or a page that passes the
-    capture deadline, exits 2 with the reason."""
-    from ..capture import CaptureError
+    capture deadline, is a CaptureError (the group reports it: exit 2 with the reason)."""
     from ..service.capture import capture_bytes, capture_url
 
-    try:
-        if source.startswith(("http://", "https://")):
-            return asyncio.run(capture_url(source, page_url=page_url, options=options))
-        if source == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            path = Path(source)
-            if not path.is_file():
-                raise click.ClickException(f"no such file: {source}")
-            raw = path.read_bytes()
-        return asyncio.run(capture_bytes(raw, page_url, options=options))
-    except CaptureError as exc:
-        echo(f"laika: {exc}", err=True)
-        sys.exit(2)
+    if source.startswith(("http://", "https://")):
+        return asyncio.run(capture_url(source, page_url=page_url, options=options))
+    if source == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise click.ClickException(f"no such file: {source}")
+        raw = path.read_bytes()
+    return asyncio.run(capture_bytes(raw, page_url, options=options))
 
 
 def _store(result: Capture, collection: str, *, as_json: bool) -> None:

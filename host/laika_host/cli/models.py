@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 import click
@@ -13,14 +12,6 @@ from ._output import echo, print_json
 from ._store import json_option, table
 
 T = TypeVar("T")
-
-
-def _settled(work: Callable[[], T]) -> T:
-    """`work`, with a provider change that cannot be made exiting 1 with the reason."""
-    try:
-        return work()
-    except service.ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
 
 
 @click.group()
@@ -34,7 +25,7 @@ def models() -> None:
 def list_models(no_probe: bool, as_json: bool) -> None:
     """Configured and detected providers, and whether each answers (the built-in offline
     runtime always does)."""
-    rows = _settled(lambda: service.probe_providers(contact=not no_probe))
+    rows = service.probe_providers(contact=not no_probe)
     if as_json:
         print_json({"providers": rows})
         return
@@ -85,7 +76,7 @@ def add(
         markdown_mode,
         {"title": title, "referer": referer, "context_window": context_window, "think": think},
     )
-    added = _settled(lambda: service.add_provider(spec))
+    added = service.add_provider(spec)
     if as_json:
         print_json({"saved": added.provider.model_dump(mode="json"), "path": str(added.path)})
     else:
@@ -96,5 +87,5 @@ def add(
 @click.argument("provider_id")
 def remove(provider_id: str) -> None:
     """Remove a configured provider."""
-    _settled(lambda: service.remove_provider(provider_id))
+    service.remove_provider(provider_id)
     echo(f"removed {provider_id}")

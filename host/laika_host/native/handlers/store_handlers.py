@@ -1,34 +1,22 @@
 """Handlers of the store message types: collections, sources (save page), search, jobs.
 
 Each one parses its payload, calls the service layer (`laika_host.service`) and shapes the
-result. Store and capture errors become host errors with the same message (they already say
-what to do); capture runs in the capture worker process (`capture.isolated`), so the session
-keeps serving other requests, pings and cancels included.
+result. Store and capture errors reach the session, which maps them to error codes in one
+place (`laika_host.errors`) with their message (it already says what to do). Capture runs in
+the capture worker process (`capture.isolated`), so the session keeps serving other requests,
+pings and cancels included.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from ...capture import CaptureError
 from ...service import collections, jobs, search, sources
 from ...service.capture import ObservedPage, save_page
 from ...store import (
-    ConflictError,
-    InvalidInputError,
-    NotFoundError,
     SavedSource,
-    SchemaTooNewError,
-    StoreBusyError,
-    StoreCorruptError,
-    StoreError,
-    StoreFullError,
-    StoreUnavailableError,
 )
-from ..errors import ErrorCode, HostError
 from ..transport.router import RequestContext
 from .store_models import (
     AddNote,
@@ -50,60 +38,27 @@ from .store_models import (
 if TYPE_CHECKING:
     from .chat_models import PageSummarize
 
-P = TypeVar("P")
-Handler = Callable[[P, RequestContext], Awaitable[Any]]
-_CODES: dict[type[StoreError], ErrorCode] = {
-    NotFoundError: ErrorCode.NOT_FOUND,
-    ConflictError: ErrorCode.CONFLICT,
-    InvalidInputError: ErrorCode.BAD_REQUEST,
-    StoreBusyError: ErrorCode.BUSY,
-    SchemaTooNewError: ErrorCode.UNAVAILABLE,
-    StoreFullError: ErrorCode.STORAGE_FULL,
-    StoreCorruptError: ErrorCode.UNAVAILABLE,
-    StoreUnavailableError: ErrorCode.UNAVAILABLE,
-}
 
-
-def store_errors(handler: Handler[P]) -> Handler[P]:
-    @functools.wraps(handler)
-    async def wrapped(payload: P, ctx: RequestContext) -> Any:
-        try:
-            return await handler(payload, ctx)
-        except StoreError as error:
-            raise HostError(_CODES.get(type(error), ErrorCode.INTERNAL), str(error)) from None
-        except CaptureError as error:
-            raise HostError(
-                ErrorCode.BAD_REQUEST, str(error), details={"capture_error": error.kind}
-            ) from None
-
-    return wrapped
-
-
-@store_errors
 async def collections_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"collections": await collections.list_collections(store)}
 
 
-@store_errors
 async def collections_create(payload: CollectionCreate, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await collections.create_collection(store, payload.title)
 
 
-@store_errors
 async def collections_rename(payload: CollectionRename, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await collections.rename_collection(store, payload.collection, payload.title)
 
 
-@store_errors
 async def collections_delete(payload: CollectionTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await collections.delete_collection(store, payload.collection)}
 
 
-@store_errors
 async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     found = await sources.list_sources(
@@ -112,7 +67,6 @@ async def sources_list(payload: SourceList, ctx: RequestContext) -> Any:
     return {"sources": found}
 
 
-@store_errors
 async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]:
     """The source with its reader view (`html`), `highlight` marked in it when found."""
     store = await ctx.session.resources.store()
@@ -120,26 +74,22 @@ async def sources_get(payload: SourceGet, ctx: RequestContext) -> dict[str, Any]
     return view.to_json()
 
 
-@store_errors
 async def sources_lookup(payload: SourceLookup, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return {"matches": await sources.lookup(store, payload.url)}
 
 
-@store_errors
 async def sources_versions(payload: SourceTarget, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     found = await sources.versions(store, payload.source_id)
     return {"source_id": payload.source_id, "versions": found}
 
 
-@store_errors
 async def sources_version(payload: SourceVersionTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await sources.version(store, payload.source_id, payload.version)
 
 
-@store_errors
 async def sources_delete(payload: SourceTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return {"deleted": await sources.delete_source(store, payload.source_id)}
@@ -153,7 +103,6 @@ def observed_page(payload: SavePage | PageSummarize) -> ObservedPage:
     return page
 
 
-@store_errors
 async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:
     """The extension's "Save page": capture the DOM it sent and store it as a source."""
     store = await ctx.session.resources.store()
@@ -166,7 +115,6 @@ async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSour
     )
 
 
-@store_errors
 async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     added = await sources.add_url(
@@ -175,7 +123,6 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     return added.to_json()
 
 
-@store_errors
 async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
     """A typed note as a source: shown as typed, never as markup."""
     store = await ctx.session.resources.store()
@@ -184,7 +131,6 @@ async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource
     )
 
 
-@store_errors
 async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     found = await search.search(
@@ -193,19 +139,16 @@ async def search_query(payload: SearchQuery, ctx: RequestContext) -> dict[str, A
     return found.to_json()
 
 
-@store_errors
 async def jobs_status(payload: JobTarget, ctx: RequestContext) -> Any:
     store = await ctx.session.resources.store()
     return await jobs.get_job(store, payload.job_id)
 
 
-@store_errors
 async def jobs_list(_: None, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
     return (await jobs.list_jobs(store)).to_json()
 
 
-@store_errors
 async def jobs_run(payload: JobsRun, ctx: RequestContext) -> dict[str, list[str]]:
     """Run due capture jobs, streaming `progress` events as each starts and finishes."""
     store = await ctx.session.resources.store()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...strict_json import NotJsonError, loads_strict
-from ..errors import ErrorCode, HostError
+from ..errors import ErrorCode, HostError, host_error
 
 RequestId = str | int
 MAX_ID_LENGTH = 256
@@ -29,11 +29,13 @@ class Request:
     payload: dict[str, Any]
 
 
-class InvalidRequestError(Exception):
+class InvalidRequestError(HostError):
     """A frame that is not a valid request; `request_id` is echoed when it could be read."""
 
     def __init__(self, request_id: RequestId | None, error: HostError) -> None:
-        super().__init__(error.message)
+        super().__init__(
+            error.code, error.message, details=error.details, retryable=error.retryable
+        )
         self.request_id = request_id
         self.error = error
 
@@ -43,7 +45,7 @@ def decode_request(body: bytes) -> Request:
     try:
         data = loads_strict(body)
     except NotJsonError as exc:
-        raise InvalidRequestError(None, HostError(ErrorCode.BAD_JSON, str(exc))) from None
+        raise InvalidRequestError(None, host_error(exc)) from None
     if not isinstance(data, dict):
         kind = "array" if isinstance(data, list) else type(data).__name__
         raise InvalidRequestError(None, bad_request([("$", f"must be a JSON object (got {kind})")]))

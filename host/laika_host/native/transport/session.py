@@ -23,7 +23,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..errors import ErrorCode, HostError
+from ...errors import LaikaError
+from ..errors import ErrorCode, HostError, host_error
 from .envelope import (
     InvalidRequestError,
     Request,
@@ -248,8 +249,11 @@ class Session:
             result = await handler(payload, RequestContext(request.id, request.type, self))
             await self._room_for_reply(route)
             reply = ok_reply(request.id, _to_json(result))
-        except HostError as error:
-            reply = error_reply(request.id, error)
+        except LaikaError as error:  # the one mapping: laika_host.errors
+            failure = host_error(error)
+            if failure.code is ErrorCode.INTERNAL:
+                log.exception("%s %r failed", request.type, request.id)
+            reply = error_reply(request.id, failure)
         except asyncio.CancelledError:
             why = self._cancelled_by.pop(request.id, "the host is stopping")
             reply = error_reply(request.id, HostError(ErrorCode.CANCELLED, f"cancelled: {why}"))
