@@ -1,0 +1,148 @@
+"""Running a type with a model: NDJSON phases streamed, items validated per line.
+
+`ModelContext.phase()` sends one request and yields each valid item as its line completes;
+the default runner (`single_phase`) is one such phase whose items all go to the artifact. A
+multi-phase type calls `phase()` several times with its own item models and prompts and emits
+what it decides. When the stream breaks, the items so far are kept: the phase records the
+error, the run is `partial` (or fails, when nothing came), never loses them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ..agent.pack import Pack
+from ..llm.client import ChatClient
+from ..llm.config import ProviderConfig
+from ..llm.contract import ChatMessage, ChatRequest
+from ..llm.events import Done, StreamError, TextDelta, UsageUpdate
+from .config import TransformConfig
+from .items import Item
+from .ndjson import NdjsonItems
+from .prompt import system_prompt, user_prompt
+from .sink import ItemSink
+from .spec import TransformType
+
+T = TypeVar("T", bound=Item)
+
+
+class ModelFailedError(Exception):
+    """The model gave no usable item; the message says why and what to try."""
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    duration_ms: float = 0.0
+    calls: int = 0
+
+
+@dataclass
+class ModelContext:
+    spec: TransformType
+    config: TransformConfig
+    provider: ProviderConfig
+    client: ChatClient
+    pack: Pack
+    sink: ItemSink
+    max_tokens: int
+    partial: bool = False
+    warnings: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+    async def phase(
+        self, item: type[T], system: str, user: str, *, phase: str, temperature: float = 0.2
+    ) -> AsyncGenerator[T, None]:
+        """One request; its valid items as they complete. A failure after some items marks
+        the run partial; a failure before any raises `ModelFailedError`."""
+        request = ChatRequest(
+            model=self.provider.model,
+            messages=[
+                ChatMessage(role="system", content=system),
+                ChatMessage(role="user", content=user),
+            ],
+            max_tokens=self.max_tokens,
+            temperature=temperature,
+        )
+        parser = NdjsonItems(item, phase=phase)
+        state = _PhaseState()
+        started = time.perf_counter()
+        self.sink.progress("generating", phase=phase)
+        async for event in self.client.stream(self.provider, request):
+            for found in state.take(event, parser):
+                state.items += 1
+                yield found
+        for found in parser.close():
+            state.items += 1
+            yield found
+        self._account(state, started)
+        self._conclude(state, parser)
+
+    def _account(self, state: _PhaseState, started: float) -> None:
+        self.usage.calls += 1
+        self.usage.input_tokens += state.input_tokens
+        self.usage.output_tokens += state.output_tokens
+        self.usage.duration_ms += (time.perf_counter() - started) * 1000
+
+    def _conclude(self, state: _PhaseState, parser: NdjsonItems[T]) -> None:
+        skipped = parser.summary()
+        if skipped:
+            self.warnings.append(skipped)
+        problem = state.problem()
+        if problem is None and state.items:
+            return
+        if state.items:
+            self.partial = True
+            self.warnings.append(f"{problem}; the {state.items} item(s) received are kept")
+            return
+        why = problem or "it wrote no valid item"
+        raise ModelFailedError(
+            f"{self.provider.id} gave no usable {self.spec.title.lower()} item ({why}). Run it "
+            "again, try a larger model, or use --provider offline (always available)"
+        )
+
+
+@dataclass
+class _PhaseState:
+    items: int = 0
+    finish: str | None = None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def take(self, event: object, parser: NdjsonItems[T]) -> list[T]:
+        if isinstance(event, TextDelta):
+            return parser.feed(event.text)
+        if isinstance(event, Done):
+            self.finish = event.finish_reason
+        elif isinstance(event, StreamError):
+            self.error = event.error.message
+        elif isinstance(event, UsageUpdate):
+            self.input_tokens = event.input_tokens or self.input_tokens
+            self.output_tokens = event.output_tokens or self.output_tokens
+        return []
+
+    def problem(self) -> str | None:
+        if self.error is not None:
+            return self.error
+        if self.finish is None:
+            return "the stream ended without a finish"
+        if self.finish == "length":
+            return "the reply was cut at max_tokens"
+        return None
+
+
+async def single_phase(context: ModelContext) -> None:
+    """The default model runner: one NDJSON phase, every valid item kept."""
+    system = system_prompt(context.spec, context.config)
+    phase = context.phase(
+        context.spec.item, system, user_prompt(context.pack), phase=context.spec.id
+    )
+    async with aclosing(phase) as items:  # a cancel mid-stream closes the request too
+        async for item in items:
+            await context.sink.add(item)
