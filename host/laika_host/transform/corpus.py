@@ -20,6 +20,8 @@ from typing import Any
 from ..llm.evidence import block_sentences, blocks
 from ..llm.offline import terms
 
+DETERMINERS = frozenset("the a an its their his her our your each every".split())
+_EDGE = "\"'()[]{}.,;:!?\u201c\u201d\u2018\u2019"
 OPENING_LIFT = 1.3
 DUPLICATE_OVERLAP = 0.6
 """Sentences sharing this share of their terms say the same thing: one is enough."""
@@ -106,9 +108,17 @@ class Corpus:
         picked = list(distinct(_round_robin(queues, per_source), limit))
         return sorted(picked, key=lambda s: s.order)
 
-    def idf(self, term: str) -> float:
-        total = len(self.sentences) or 1
-        return math.log(1 + total / (1 + self.frequency[term]))
+    @cached_property
+    def nouns(self) -> frozenset[str]:
+        """Words (lowercased) that follow a determiner somewhere in the collection ("the
+        starter", "a tight cluster"): without a tagger, the best sign a word names a thing."""
+        found: set[str] = set()
+        for sentence in self.sentences:
+            tokens = [t.strip(_EDGE).lower() for t in sentence.text.split()]
+            for index, token in enumerate(tokens[:-1]):
+                if token in DETERMINERS:
+                    found.add(tokens[index + 1])
+        return frozenset(word for word in found if word.isalpha() and word not in DETERMINERS)
 
 
 def distinct(sentences: Iterator[Sentence] | list[Sentence], limit: int) -> Iterator[Sentence]:

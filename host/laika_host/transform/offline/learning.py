@@ -24,17 +24,19 @@ BLANK = "_____"
 
 def flashcards(corpus: Corpus, config: CountConfig) -> Iterator[Card]:
     made: set[str] = set()
+    asked: set[int] = set()  # sentences already on a card
     for sentence in corpus.sentences:
         found = definition(sentence.text)
         if found and found.term.casefold() not in made and len(made) < config.count:
             made.add(found.term.casefold())
+            asked.add(sentence.order)
             yield Card(
                 front=f"What is {found.term}?", back=sentence.text, citations=[cite(sentence)]
             )
     for sentence in corpus.central(config.count * 2):
         if len(made) >= config.count:
             return
-        cloze = _cloze(corpus, sentence)
+        cloze = None if sentence.order in asked else _cloze(corpus, sentence, frozenset(made))
         if cloze and cloze[1].casefold() not in made:
             made.add(cloze[1].casefold())
             yield Card(front=cloze[0], back=cloze[1], citations=[cite(sentence)])
@@ -42,11 +44,11 @@ def flashcards(corpus: Corpus, config: CountConfig) -> Iterator[Card]:
 
 def quiz(corpus: Corpus, config: QuizConfig) -> Iterator[QuizQuestion]:
     pool = _answers(corpus)
-    made = 0
+    used: set[str] = set()
     for sentence in corpus.central(config.count * 3):
-        if made == config.count:
+        if len(used) == config.count:
             return
-        cloze = _cloze(corpus, sentence)
+        cloze = _cloze(corpus, sentence, frozenset(used))
         if cloze is None:
             continue
         question, answer = cloze
@@ -54,7 +56,7 @@ def quiz(corpus: Corpus, config: QuizConfig) -> Iterator[QuizQuestion]:
         if len(wrong) < 2:
             continue
         options = _placed(question, answer, wrong)
-        made += 1
+        used.add(answer.lower())
         yield QuizQuestion(
             question=f"Fill in the blank: {question}",
             options=options,
@@ -64,9 +66,12 @@ def quiz(corpus: Corpus, config: QuizConfig) -> Iterator[QuizQuestion]:
         )
 
 
-def _cloze(corpus: Corpus, sentence: Sentence) -> tuple[str, str] | None:
-    """(the sentence with its key term blanked, the term)."""
-    term = key_term(corpus, sentence)
+def _cloze(
+    corpus: Corpus, sentence: Sentence, avoid: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
+    """(the sentence with its key term blanked, the term); terms in `avoid` (lowercased,
+    already asked) are passed over."""
+    term = key_term(corpus, sentence, avoid)
     if term is None:
         return None
     blanked, count = re.subn(rf"(?<!\w){re.escape(term)}(?!\w)", BLANK, sentence.text, count=1)

@@ -78,13 +78,13 @@ _PRO = frozenset(
     """advantage advantages benefit benefits helps help improve improves improved better best
     easier enables enable allows allow protects protect keeps keep saves save gain gains
     efficient effective reliable safe safer strong stronger survive survives succeed success
-    successful useful valuable warm healthy cheaper faster""".split()  # noqa: SIM905
+    successful useful valuable healthy cheaper faster""".split()  # noqa: SIM905
 )
 _CON = frozenset(
     """disadvantage disadvantages risk risks problem problems drawback drawbacks however cost
-    costs costly expensive slow slows slower harder difficult weak weaker worse worst harm harms
-    damage danger dangerous fail fails failure limit limits limited lose loses loss cannot
-    unable lack lacks weakest freezing cold die dies""".split()  # noqa: SIM905
+    costs costly expensive slow slows slower harder difficult worse worst harm harms damage
+    danger dangerous fail fails failure limit limits limited lose loses loss cannot unable
+    lack lacks die dies""".split()  # noqa: SIM905
 )
 _ARTICLES = frozenset({"a", "an", "the", "one", "any"})
 _NOT_TERMS = frozenset(

@@ -52,8 +52,9 @@ def glossary(corpus: Corpus, config: CountConfig) -> Iterator[Term]:
             seen.add(found.term.casefold())
             yield Term(term=found.term, definition=found.definition, citations=[cite(sentence)])
     for sentence in corpus.central(config.count * 2):  # key terms, shown in context
-        key = key_term(corpus, sentence)
-        if key and key.casefold() not in seen and len(seen) < config.count:
+        words_seen = frozenset(word for term in seen for word in term.split())
+        key = key_term(corpus, sentence, words_seen)
+        if key and len(seen) < config.count and not definition(sentence.text):
             seen.add(key.casefold())
             yield Term(term=key, definition=sentence.text, citations=[cite(sentence)])
 
@@ -84,16 +85,20 @@ def comparison(corpus: Corpus, config: ComparisonConfig) -> Iterator[ComparisonR
 
 
 def shared_aspects(corpus: Corpus, limit: int = 3) -> list[str]:
-    """Terms that several sources talk about (in their words), else the main point and the
+    """Things several sources talk about (in their words), else the main point and the
     figures of each."""
-    by_source: Counter[str] = Counter()
+    in_sources: Counter[str] = Counter()
     shown: dict[str, str] = {}
     for source in corpus.sources:
+        own: set[str] = set()
         for sentence in corpus.of(source):
             for word in candidate_terms(sentence.text):
-                shown.setdefault(_stem(word), word.lower())
-        by_source.update({_stem(w) for s in corpus.of(source) for w in candidate_terms(s.text)})
-    shared = [term for term, count in by_source.most_common() if count >= 2]
+                if word.lower() in corpus.nouns:
+                    shown.setdefault(_stem(word), word.lower())
+                    own.add(_stem(word))
+        in_sources.update(own)
+    shared = [t for t, count in in_sources.items() if count >= 2]
+    shared.sort(key=lambda t: (-in_sources[t], -corpus.frequency[t], t))
     if len(corpus.sources) < 2 or not shared:
         return ["Main point", "Figures"]
     return [shown[term] for term in shared[:limit]]
@@ -137,9 +142,15 @@ def action_items(corpus: Corpus, config: CountConfig) -> Iterator[ActionItem]:
         )
 
 
-def key_term(corpus: Corpus, sentence: Sentence) -> str | None:
-    """The sentence's rarest content word that the collection mentions more than once."""
-    candidates = [w for w in candidate_terms(sentence.text) if not w[0].isdigit()]
+def key_term(corpus: Corpus, sentence: Sentence, avoid: frozenset[str] = frozenset()) -> str | None:
+    """The sentence's main thing: a word that names something (it follows a determiner
+    somewhere), preferring one the collection mentions more than once, then a longer one;
+    words in `avoid` (lowercased) are passed over."""
+    candidates = [
+        w
+        for w in candidate_terms(sentence.text)
+        if w.lower() in corpus.nouns and w.lower() not in avoid and not w[0].isdigit()
+    ]
     if not candidates:
         return None
     return max(candidates, key=lambda w: (corpus.frequency[_stem(w)] > 1, len(w)))
