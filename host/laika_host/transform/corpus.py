@@ -20,7 +20,9 @@ from typing import Any
 from ..llm.evidence import block_sentences, blocks
 from ..llm.offline import terms
 
-DETERMINERS = frozenset("the a an its their his her our your each every".split())
+DETERMINERS = frozenset(
+    ["the", "a", "an", "its", "their", "his", "her", "our", "your", "each", "every"]
+)
 _EDGE = "\"'()[]{}.,;:!?\u201c\u201d\u2018\u2019"
 OPENING_LIFT = 1.3
 DUPLICATE_OVERLAP = 0.6
