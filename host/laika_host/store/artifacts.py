@@ -16,6 +16,8 @@ from .ids import new_id, now_ms
 from .records import Artifact, ArtifactStatus, loads, required_time, time_of
 
 FINAL = ("completed", "failed", "cancelled")
+APPEND_BATCH = 50
+"""Items appended per statement (two SQL function arguments each; SQLite allows 127)."""
 
 
 def _artifact(row: Row) -> Artifact:
@@ -164,24 +166,29 @@ class Artifacts:
         )
         return [_artifact(row) for row in rows]
 
-    async def save_progress(
+    async def append_items(
         self,
         artifact_id: str,
-        *,
         items: builtins.list[dict[str, JsonValue]],
+        *,
         progress: dict[str, JsonValue],
     ) -> None:
-        """The items so far and where the run is (only while it is active)."""
+        """Add items to an active artifact and record where the run is. Each item is
+        redacted once, here, and appended by SQLite: a run of n items costs O(n)."""
+        texts = [json.dumps(redact_value(item)) for item in items]
         async with self.db.transaction() as connection:
+            for start in range(0, len(texts), APPEND_BATCH):
+                batch = texts[start : start + APPEND_BATCH]
+                pairs = ", ".join("'$[#]', json(?)" for _ in batch)
+                await connection.execute(
+                    f"UPDATE artifacts SET items_json = json_insert(items_json, {pairs}) "
+                    "WHERE id = ? AND status IN ('pending', 'running')",
+                    (*batch, artifact_id),
+                )
             await connection.execute(
-                "UPDATE artifacts SET items_json = ?, progress_json = ?, updated_at = ? "
+                "UPDATE artifacts SET progress_json = ?, updated_at = ? "
                 "WHERE id = ? AND status IN ('pending', 'running')",
-                (
-                    json.dumps(redact_value(items)),
-                    json.dumps(progress),
-                    now_ms(),
-                    artifact_id,
-                ),
+                (json.dumps(progress), now_ms(), artifact_id),
             )
 
     async def finish(
@@ -192,18 +199,21 @@ class Artifacts:
         outcome: ArtifactOutcome,
     ) -> Artifact:
         """End an active artifact: `completed`, `failed` or `cancelled`, with what it made.
-        Items are kept whatever the status; the owner and heartbeat are cleared."""
+        Items are kept whatever the status (`outcome.items` replaces them when given); the
+        owner and heartbeat are cleared."""
         now = now_ms()
+        items = None if outcome.items is None else json.dumps(redact_value(outcome.items))
         async with self.db.transaction() as connection:
             cursor = await connection.execute(
-                "UPDATE artifacts SET status = ?, content_markdown = ?, items_json = ?, "
+                "UPDATE artifacts SET status = ?, content_markdown = ?, "
+                "items_json = coalesce(?, items_json), "
                 "citations_json = ?, warnings_json = ?, partial = ?, progress_json = ?, "
                 "error = ?, owner = NULL, heartbeat_at = NULL, updated_at = ?, completed_at = ? "
                 "WHERE id = ? AND status IN ('pending', 'running')",
                 (
                     status,
                     None if outcome.markdown is None else redact_text(outcome.markdown),
-                    json.dumps(redact_value(outcome.items)),
+                    items,
                     json.dumps(redact_value(outcome.citations)),
                     json.dumps([redact_text(w) for w in outcome.warnings]),
                     int(outcome.partial),
@@ -232,7 +242,7 @@ class ArtifactOutcome:
     """What a run leaves in its artifact when it ends."""
 
     markdown: str | None = None
-    items: list[dict[str, JsonValue]] = field(default_factory=list)
+    items: list[dict[str, JsonValue]] | None = None  # None: keep the items appended so far
     citations: list[JsonValue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     partial: bool = False

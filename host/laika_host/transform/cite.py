@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from ..agent.verify import PackedSource, verify_citations
+from ..agent.verify import PackedSource, SourceIndexes, verify_citations
 from .corpus import SourceDoc
 from .items import CheckedItem, Item
 
@@ -33,9 +33,12 @@ def packed(sources: list[SourceDoc]) -> list[PackedSource]:
     ]
 
 
-def check(item: Item, sources: list[PackedSource]) -> CheckedItem:
+def check(
+    item: Item, sources: list[PackedSource], indexes: SourceIndexes | None = None
+) -> CheckedItem:
+    """`indexes`: shared by the items of one run, so each source is indexed once."""
     claimed: list[dict[str, Any]] = [c.model_dump() for c in item.citations]
-    verification = verify_citations(claimed, sources)
+    verification = verify_citations(claimed, sources, indexes=indexes)
     citations: list[dict[str, JsonValue]] = [c.to_json() for c in verification.citations]
     verified = bool(citations) and verification.all_verified
     flag = None

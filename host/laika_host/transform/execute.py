@@ -195,9 +195,9 @@ async def _finish(run: _Run, status: ArtifactStatus, error: str | None) -> Artif
     plan, sink, state = run.plan, run.sink, run.state
     warnings = _warnings(plan, sink, state, status)
     sink.stage = status
+    await sink.save()  # the items not saved yet
     outcome = ArtifactOutcome(
         markdown=render(plan.spec.layout, run.artifact.title, sink.items) if sink.items else None,
-        items=sink.dumped(),
         citations=_citations(sink),
         warnings=warnings,
         partial=state.partial or (status != "completed" and bool(sink.items)),

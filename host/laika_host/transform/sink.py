@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from ..agent.verify import PackedSource
+from ..agent.verify import PackedSource, SourceIndexes
 from ..store import Store
 from .cite import check
 from .items import CheckedItem, Item
@@ -63,6 +63,8 @@ class ItemSink:
         self.stage = "pending"
         self.capped = False
         self._saved_at = 0.0
+        self._saved = 0  # items already in the artifact
+        self._indexes = SourceIndexes()
 
     async def add(self, item: Item) -> None:
         if self.cancel.cancelled:
@@ -70,7 +72,7 @@ class ItemSink:
         if len(self.items) >= MAX_ITEMS:
             self.capped = True
             return
-        checked = check(item, self.sources)
+        checked = check(item, self.sources, self._indexes)
         self.items.append(checked)
         self.emit("item", {"index": len(self.items) - 1, "item": checked.model_dump(mode="json")})
         if time.monotonic() - self._saved_at >= SAVE_INTERVAL:
@@ -92,7 +94,10 @@ class ItemSink:
         return {"stage": self.stage, "items": len(self.items), "verified": verified}
 
     async def save(self) -> None:
+        """Append the items made since the last save (and the progress) to the artifact."""
         self._saved_at = time.monotonic()
-        await self.store.artifacts.save_progress(
-            self.artifact_id, items=self.dumped(), progress=self.state()
+        new = self.items[self._saved :]
+        self._saved = len(self.items)
+        await self.store.artifacts.append_items(
+            self.artifact_id, [item.model_dump(mode="json") for item in new], progress=self.state()
         )

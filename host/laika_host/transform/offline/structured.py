@@ -69,7 +69,9 @@ def timeline(corpus: Corpus, config: CountConfig) -> Iterator[Event]:
 
 
 def comparison(corpus: Corpus, config: ComparisonConfig) -> Iterator[ComparisonRow]:
-    aspects = list(config.aspects) or shared_aspects(corpus)
+    """One row per source; the columns are the given aspects, else each source's main point
+    and what several sources share."""
+    aspects = list(config.aspects) or _default_aspects(corpus)
     for source in corpus.sources[: config.count]:
         cells: dict[str, str] = {}
         citations = []
@@ -82,6 +84,11 @@ def comparison(corpus: Corpus, config: ComparisonConfig) -> Iterator[ComparisonR
             cells[aspect] = shown
             citations.append(cite(sentence, quote))
         yield ComparisonRow(subject=source.title, cells=cells, citations=citations)
+
+
+def _default_aspects(corpus: Corpus) -> list[str]:
+    shared = shared_aspects(corpus, limit=2)
+    return shared if shared[0] == "Main point" else ["Main point", *shared]
 
 
 def shared_aspects(corpus: Corpus, limit: int = 3) -> list[str]:
