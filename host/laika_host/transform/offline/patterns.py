@@ -41,7 +41,7 @@ _MONTH_NUMBER = {
     for name in names.split()
 }
 TIME_WORDS = frozenset(
-    """second seconds minute minutes hour hours day days daily week weeks weekly month months
+    """seconds minute minutes hour hours day days daily week weeks weekly month months
     monthly year years yearly annual annually decade decades century centuries night nights
     morning mornings evening evenings dawn dusk overnight today yesterday tomorrow spring summer
     autumn fall winter season seasons monday tuesday wednesday thursday friday saturday sunday
@@ -85,6 +85,10 @@ _CON = frozenset(
     costs costly expensive slow slows slower harder difficult worse worst harm harms damage
     danger dangerous fail fails failure limit limits limited lose loses loss cannot unable
     lack lacks die dies""".split()  # noqa: SIM905
+)
+_TIME_LEADS = frozenset(
+    """a an per every each in during on at by within for after before since until last next
+    this the all""".split()  # noqa: SIM905
 )
 _ARTICLES = frozenset({"a", "an", "the", "one", "any"})
 _NOT_TERMS = frozenset(
@@ -135,12 +139,16 @@ def _unit_follows(found: list[str], index: int) -> bool:
 
 
 def _time_phrase(found: list[str]) -> When | None:
+    """A time word led by a preposition, quantifier or determiner within two words ("twice a
+    day", "during the summer", "within six hours"); "Spring tides" leads with none."""
     for index, word in enumerate(found):
-        if word.lower() in TIME_WORDS or word.lower() in MONTHS:
-            start = max(0, index - 2)
-            while start < index and found[start].lower() in ("and", "or", "but", "because"):
-                start += 1
-            return When(" ".join(found[start : index + 1]), (1,))
+        month = word[0].isupper() and word.lower() in MONTHS  # "may" the verb is no month
+        if word.lower() not in TIME_WORDS and not month:
+            continue
+        for start in range(max(0, index - 2), index):
+            lead = found[start].lower()
+            if lead in _TIME_LEADS or lead in NUMBER_WORDS or lead.isdigit():
+                return When(" ".join(found[start : index + 1]), (1,))
     return None
 
 
