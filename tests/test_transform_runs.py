@@ -224,3 +224,23 @@ def test_two_concurrent_cli_runs_give_one_artifact(tmp_path: Path) -> None:
     with sqlite3.connect(Path(os.environ["LAIKA_HOME"]) / "laika.db") as connection:
         (count,) = connection.execute("SELECT count(*) FROM artifacts").fetchone()
     assert count == 1
+
+
+def test_the_cli_lists_types_and_refuses_bad_input_with_the_fix() -> None:
+    from support import run_laika
+
+    listed = run_laika("transform", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    types = {t["id"]: t for t in json.loads(listed.stdout)["types"]}
+    assert len(types) == 22
+    assert types["quiz"]["config_schema"]["properties"]["count"]["maximum"] == 50
+    human = run_laika("transform", "list")
+    assert "citation-list" in human.stdout
+    assert 'style="apa"' in human.stdout
+    bad = run_laika("transform", "run", "quiz", "-c", "Nowhere", "--config", "count=x")
+    assert bad.returncode == 1
+    assert "quiz: count" in bad.stderr
+    assert "laika transform list --json" in bad.stderr
+    malformed = run_laika("transform", "run", "quiz", "--config", "count")
+    assert malformed.returncode == 2
+    assert "key=value" in malformed.stderr
