@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from laika_host.transform.items import CheckedItem
 from laika_host.transform.render import LAYOUTS, render
-
 from markdown_view import cmark_view, squash, view
 
 field_text = st.text(

@@ -64,15 +64,28 @@ class Artifacts:
         sources: list[dict[str, JsonValue]] | None = None,
         provider: str | None = None,
         owner: str | None = None,
+        reuse: bool = False,
     ) -> Artifact:
         """A pending artifact; ConflictError while one with this dedupe key is in progress.
         `sources` are the `{source_id, content_hash}` it is built from; `owner` the process
-        that will run it (it gets a heartbeat now, so a crash before it starts is found)."""
+        that will run it (it gets a heartbeat now, so a crash before it starts is found).
+        With `reuse`, a completed artifact with this key and provider is returned instead
+        (checked in the same transaction, so a run finishing meanwhile is not made twice)."""
         artifact_id, now = new_id("art"), now_ms()
         if source_ids is None and sources is not None:
             source_ids = [str(entry["source_id"]) for entry in sources]
         try:
             async with self.db.transaction() as connection:
+                if reuse:
+                    cursor = await connection.execute(
+                        "SELECT id FROM artifacts WHERE dedupe_key = ? AND status = 'completed' "
+                        "AND provider IS ? ORDER BY completed_at DESC, seq DESC LIMIT 1",
+                        (dedupe_key, provider),
+                    )
+                    found = await cursor.fetchone()
+                    if found is not None:
+                        artifact_id = found["id"]
+                        raise _Reused
                 await connection.execute(
                     "INSERT INTO artifacts (id, collection_id, type, title, dedupe_key, status, "
                     "source_ids_json, config_json, sources_json, provider, owner, heartbeat_at, "
@@ -94,6 +107,8 @@ class Artifacts:
                         now,
                     ),
                 )
+        except _Reused:
+            pass  # nothing was written: the transaction rolled back
         except sqlite3.IntegrityError as error:
             if "dedupe_key" not in str(error):
                 raise
@@ -235,6 +250,10 @@ class Artifacts:
         async with self.db.transaction() as connection:
             await connection.execute("DELETE FROM artifacts WHERE id = ?", (artifact_id,))
         return artifact
+
+
+class _Reused(Exception):  # noqa: N818 - a signal, not an error
+    """Leaves `create`'s transaction when a completed artifact can be reused."""
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """`run_transform`: make (or reuse, or join) the artifact of a type over a collection.
 
 The dedupe key covers the collection's sources with their content hashes, the type and the
-canonical config. An identical completed artifact that is not stale and came from the same
-provider is returned as is (`reused`) unless `force`; a run with the same key already in
+canonical config. An identical completed artifact from the same provider (its sources hold
+the same content: the key says so) is returned as is (`reused`) unless `force`, checked in the
+transaction that would create the new one; a run with the same key already in
 progress (in this process or another) is joined: we wait for it, relaying its items, and
 return its artifact (`joined`), so two identical runs never make two artifacts. A run whose
 owner died while we waited is resolved (`recover`) and we make the artifact ourselves.
@@ -24,7 +25,7 @@ from .keys import dedupe_key
 from .load import load_corpus
 from .sink import CancelToken, OnEvent
 from .spec import TransformType
-from .stale import artifact_view, stale_sources
+from .stale import artifact_view
 
 FINAL = ("completed", "failed", "cancelled")
 JOIN_POLL_SECONDS = 0.2
@@ -95,9 +96,6 @@ async def run_transform(
     key = dedupe_key(corpus.collection_id, spec.id, pairs, validated)
     await store.artifact_runs.recover()  # a run a dead process left must not block this one
     for _ in range(MAX_ATTEMPTS):
-        reusable = None if force else await _reusable(store, key, label)
-        if reusable is not None:
-            return TransformResult(await artifact_view(store, reusable), reused=True)
         try:
             artifact = await store.artifacts.create(
                 corpus.collection_id,
@@ -108,12 +106,15 @@ async def run_transform(
                 sources=[{"source_id": s, "content_hash": h} for s, h in pairs],
                 provider=label,
                 owner=store.artifact_runs.owner,
+                reuse=not force,
             )
         except ConflictError:
             joined = await _join(store, key, on_event, cancel)
             if joined is not None:
                 return _result(await artifact_view(store, joined), joined=True)
             continue
+        if artifact.status == "completed":  # identical and current (the key holds the hashes)
+            return TransformResult(await artifact_view(store, artifact), reused=True)
         plan = Plan(spec, validated, corpus, None if deterministic else provider, label)
         plan.max_tokens = max_tokens
         if not deterministic:
@@ -148,13 +149,6 @@ async def _with_client(
 
 def _result(view: dict[str, Any], *, joined: bool = False) -> TransformResult:
     return TransformResult(view, joined=joined, warnings=list(view.get("warnings") or []))
-
-
-async def _reusable(store: Store, key: str, label: str) -> Artifact | None:
-    for artifact in await store.artifacts.completed_for(key):
-        if artifact.provider == label and not await stale_sources(store, artifact):
-            return artifact
-    return None
 
 
 async def _join(
