@@ -319,3 +319,95 @@ def test_two_identical_concurrent_runs_make_one_artifact(tmp_path: Path) -> None
             return len(await store.artifacts.list(collection.id))
 
     assert asyncio.run(count()) == 1
+
+
+def test_a_model_that_writes_no_ndjson_is_asked_again_under_the_items_schema(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "laika.db"
+    ids = seed(db)
+    items = [json.loads(line) for line in faq_lines(ids) if line.startswith('{"question": "Why')]
+    prose = "Here are some questions about tides and bread: why spring tides are higher."
+    server = ProviderServer(
+        [
+            Reply(chunks=openai_sse([prose])),
+            Reply(chunks=openai_sse(pieces(json.dumps({"items": [*items, {"bad": 1}]})))),
+        ]
+    )
+    try:
+        result, _ = transform(db, server)
+    finally:
+        server.close()
+    assert result["status"] == "completed"
+    assert [i["data"]["question"] for i in result["artifact"]["items"]] == [
+        "Why are spring tides higher?"
+    ]
+    assert result["artifact"]["items"][0]["verified"] is True
+    assert any("asked again" in warning for warning in result["warnings"])
+    retry = server.received[1].body
+    schema = retry["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["items"]
+    assert schema["properties"]["items"]["items"]["properties"]["citations"]["items"] == {
+        "$ref": "#/$defs/Cited"
+    }
+    assert "Cited" in schema["$defs"]  # references resolve at the root
+
+
+def test_a_multi_phase_type_plugs_into_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the knowledge-notes pipeline will do: phase 1 streams one item model, phase 2
+    another built from it; only what the runner emits becomes the artifact's items."""
+    from laika_host.transform import catalog
+    from laika_host.transform.config import EmptyConfig
+    from laika_host.transform.items import Bullet, Term
+    from laika_host.transform.model_run import ModelContext
+    from laika_host.transform.prompt import user_prompt
+    from laika_host.transform.spec import TransformType
+
+    async def two_phases(context: ModelContext) -> None:
+        terms = [
+            t
+            async for t in context.phase(
+                Term, "find terms", user_prompt(context.pack), phase="terms"
+            )
+        ]
+        listed = "\n".join(f"{t.term}: {t.definition}" for t in terms)
+        async for bullet in context.phase(Bullet, "restate", listed, phase="restate"):
+            await context.sink.add(bullet)
+
+    spec = TransformType(
+        id="two-phase-test",
+        title="Two phases",
+        description="test",
+        config=EmptyConfig,
+        item=Bullet,
+        layout="bullets",
+        instructions=lambda _c: "",
+        offline=lambda _corpus, _config: iter(()),
+        model=two_phases,
+    )
+    monkeypatch.setitem(catalog.catalog(), spec.id, spec)
+    db = tmp_path / "laika.db"
+    ids = seed(db)
+    term = {"term": "starter", "definition": "flour and water"}
+    bullet = {
+        "text": "A starter is fed daily.",
+        "citations": [{"source_id": ids["sourdough-starter"], "quote": FEED}],
+    }
+    server = ProviderServer(
+        [
+            Reply(chunks=openai_sse([json.dumps(term) + "\n"])),
+            Reply(chunks=openai_sse([json.dumps(bullet) + "\n"])),
+        ]
+    )
+    try:
+        result, events = transform(db, server, type_id="two-phase-test")
+    finally:
+        server.close()
+    assert result["status"] == "completed"
+    assert [i["data"]["text"] for i in result["artifact"]["items"]] == ["A starter is fed daily."]
+    assert result["artifact"]["items"][0]["verified"] is True
+    assert server.received[1].body["messages"][1]["content"] == "starter: flour and water"
+    phases = [d.get("phase") for e, d in events if e == "progress" and d["stage"] == "generating"]
+    assert phases == ["terms", "restate"]

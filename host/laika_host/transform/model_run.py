@@ -9,17 +9,19 @@ error, the run is `partial` (or fails, when nothing came), never loses them.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..agent.pack import Pack
 from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import Done, StreamError, TextDelta, UsageUpdate
+from ..strict_json import NotJsonError, loads_strict
 from .config import TransformConfig
 from .items import Item
 from .ndjson import NdjsonItems
@@ -28,6 +30,7 @@ from .sink import ItemSink
 from .spec import TransformType
 
 T = TypeVar("T", bound=Item)
+MAX_CONSTRAINED = 50
 
 
 class ModelFailedError(Exception):
@@ -80,8 +83,42 @@ class ModelContext:
         for found in parser.close():
             state.items += 1
             yield found
+        if not state.items and state.problem() is None and self._can_constrain():
+            self.warnings.append(RETRIED)
+            async for found in self._constrained(request, parser, state):
+                state.items += 1
+                yield found
         self._account(state, started)
         self._conclude(state, parser)
+
+    def _can_constrain(self) -> bool:
+        capabilities = self.provider.capabilities
+        supported = capabilities is None or capabilities.supports_json_mode
+        return supported and self.provider.kind != "anthropic"
+
+    async def _constrained(
+        self, request: ChatRequest, parser: NdjsonItems[T], state: _PhaseState
+    ) -> AsyncGenerator[T, None]:
+        """Ask again for one JSON object `{"items": [...]}` under the items' JSON Schema,
+        which servers that constrain decoding (llama.cpp, Ollama, OpenAI) enforce: a small
+        model that cannot keep to NDJSON still gives items. Each is validated on its own."""
+        system = str(request.messages[0].content) + "\n\n" + CONSTRAINED
+        again = request.model_copy(
+            update={
+                "messages": [ChatMessage(role="system", content=system), *request.messages[1:]],
+                "response_format": items_format(parser.model),
+            }
+        )
+        text: list[str] = []
+        state.finish = None
+        async for event in self.client.stream(self.provider, again):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            else:
+                state.take(event, parser)
+        for raw in _items_of("".join(text)):
+            for found in parser.feed(json.dumps(raw, ensure_ascii=False) + "\n"):
+                yield found
 
     def _account(self, state: _PhaseState, started: float) -> None:
         self.usage.calls += 1
@@ -135,6 +172,41 @@ class _PhaseState:
         if self.finish == "length":
             return "the reply was cut at max_tokens"
         return None
+
+
+RETRIED = (
+    "the model wrote no NDJSON item; it was asked again for one JSON object holding the "
+    "items, under their JSON Schema"
+)
+CONSTRAINED = (
+    'Instead of NDJSON, reply with one JSON object {"items": [...]} whose items follow the '
+    "schema above."
+)
+
+
+def items_format(item: type[Item]) -> dict[str, Any]:
+    """`response_format` for `{"items": [item, ...]}` (the item schema's `$defs` moved to
+    the root, where its references point)."""
+    schema = dict(item.prompt_schema())
+    definitions = schema.pop("$defs", {})
+    wrapper = {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": schema, "maxItems": MAX_CONSTRAINED}},
+        "required": ["items"],
+    }
+    if definitions:
+        wrapper["$defs"] = definitions
+    return {"type": "json_schema", "json_schema": {"name": "items", "schema": wrapper}}
+
+
+def _items_of(text: str) -> list[Any]:
+    """The `items` of a constrained reply; nothing when it is not such an object."""
+    try:
+        value = loads_strict(text)
+    except NotJsonError:
+        return []
+    items = value.get("items") if isinstance(value, dict) else None
+    return items[:MAX_CONSTRAINED] if isinstance(items, list) else []
 
 
 async def single_phase(context: ModelContext) -> None:
