@@ -411,3 +411,31 @@ def test_a_multi_phase_type_plugs_into_the_engine(
     assert server.received[1].body["messages"][1]["content"] == "starter: flour and water"
     phases = [d.get("phase") for e, d in events if e == "progress" and d["stage"] == "generating"]
     assert phases == ["terms", "restate"]
+
+
+def test_a_constrained_reply_cut_at_max_tokens_keeps_its_complete_items(tmp_path: Path) -> None:
+    db = tmp_path / "laika.db"
+    ids = seed(db)
+    items = [json.loads(line) for line in faq_lines(ids) if "Once a day" in line or "Why" in line]
+    whole = json.dumps({"items": items}, indent=2)
+    cut = whole[: whole.index("How often to feed a starter") + 10]  # inside the second item
+    server = ProviderServer(
+        [
+            Reply(
+                chunks=openai_sse(["Sure! Here are the questions you asked for"], finish="length")
+            ),
+            Reply(chunks=openai_sse(pieces(cut, 13), finish="length")),
+        ]
+    )
+    try:
+        result, events = transform(db, server, config={"count": 3})
+    finally:
+        server.close()
+    assert result["status"] == "completed"
+    assert result["partial"] is True
+    assert [i["data"]["question"] for i in result["artifact"]["items"]] == [
+        "Why are spring tides higher?"
+    ]
+    assert [e for e, _ in events].count("item") == 1
+    retry = server.received[1].body["response_format"]["json_schema"]["schema"]
+    assert retry["properties"]["items"]["maxItems"] == 3  # the config's count

@@ -9,7 +9,6 @@ error, the run is `partial` (or fails, when nothing came), never loses them.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
@@ -21,7 +20,7 @@ from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import Done, StreamError, TextDelta, UsageUpdate
-from ..strict_json import NotJsonError, loads_strict
+from .array_items import ArrayItems
 from .config import TransformConfig
 from .items import Item
 from .ndjson import NdjsonItems
@@ -83,7 +82,8 @@ class ModelContext:
         for found in parser.close():
             state.items += 1
             yield found
-        if not state.items and state.problem() is None and self._can_constrain():
+        if not state.items and state.error is None and self._can_constrain():
+            # prose, or a reply cut before its first valid line: once more, constrained
             self.warnings.append(RETRIED)
             async for found in self._constrained(request, parser, state):
                 state.items += 1
@@ -106,19 +106,19 @@ class ModelContext:
         again = request.model_copy(
             update={
                 "messages": [ChatMessage(role="system", content=system), *request.messages[1:]],
-                "response_format": items_format(parser.model),
+                "response_format": items_format(parser.model, _at_most(self.config)),
             }
         )
-        text: list[str] = []
+        scanner = ArrayItems()
         state.finish = None
         async for event in self.client.stream(self.provider, again):
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-            else:
+            if not isinstance(event, TextDelta):
                 state.take(event, parser)
-        for raw in _items_of("".join(text)):
-            for found in parser.feed(json.dumps(raw, ensure_ascii=False) + "\n"):
-                yield found
+                continue
+            for raw in scanner.feed(event.text):  # each item as it completes, even if cut
+                found = parser.take(raw)
+                if found is not None:
+                    yield found
 
     def _account(self, state: _PhaseState, started: float) -> None:
         self.usage.calls += 1
@@ -184,14 +184,14 @@ CONSTRAINED = (
 )
 
 
-def items_format(item: type[Item]) -> dict[str, Any]:
+def items_format(item: type[Item], at_most: int = MAX_CONSTRAINED) -> dict[str, Any]:
     """`response_format` for `{"items": [item, ...]}` (the item schema's `$defs` moved to
     the root, where its references point)."""
     schema = dict(item.prompt_schema())
     definitions = schema.pop("$defs", {})
     wrapper = {
         "type": "object",
-        "properties": {"items": {"type": "array", "items": schema, "maxItems": MAX_CONSTRAINED}},
+        "properties": {"items": {"type": "array", "items": schema, "maxItems": at_most}},
         "required": ["items"],
     }
     if definitions:
@@ -199,14 +199,10 @@ def items_format(item: type[Item]) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": "items", "schema": wrapper}}
 
 
-def _items_of(text: str) -> list[Any]:
-    """The `items` of a constrained reply; nothing when it is not such an object."""
-    try:
-        value = loads_strict(text)
-    except NotJsonError:
-        return []
-    items = value.get("items") if isinstance(value, dict) else None
-    return items[:MAX_CONSTRAINED] if isinstance(items, list) else []
+def _at_most(config: TransformConfig) -> int:
+    """The config's item count where it has one (a small model stops sooner)."""
+    count = getattr(config, "count", None)
+    return min(count, MAX_CONSTRAINED) if isinstance(count, int) else MAX_CONSTRAINED
 
 
 async def single_phase(context: ModelContext) -> None:

@@ -60,6 +60,12 @@ class NdjsonItems(Generic[T]):
         self._add(pieces[-1])
         return items
 
+    def take(self, text: str) -> T | None:
+        """One complete JSON text (an element of a constrained reply's array), validated and
+        counted like a line."""
+        self.lines += 1
+        return self._parse(text.strip())
+
     def close(self) -> list[T]:
         """The last line, when the reply did not end with a newline."""
         item = self._end_line()

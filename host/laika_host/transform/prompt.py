@@ -21,7 +21,7 @@ numbering.
 {schema}"""
 
 CITING = """Citations: each item's `citations` lists the documents that support it, as
-{{"source_id": the document's source_id, "quote": words copied exactly from that document}}.
+{"source_id": the document's source_id, "quote": words copied exactly from that document}.
 Quote one sentence or less, word for word; never invent a quote. An item without a quote
 that can be found in its document is shown to the user as unverified."""
 
