@@ -5,6 +5,7 @@ reason (and its items) the next time the store opens, never left `running`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -244,3 +245,46 @@ def test_the_cli_lists_types_and_refuses_bad_input_with_the_fix() -> None:
     malformed = run_laika("transform", "run", "quiz", "--config", "count")
     assert malformed.returncode == 2
     assert "key=value" in malformed.stderr
+
+
+def test_a_save_cut_short_by_a_cancel_at_any_point_loses_and_repeats_no_item(
+    tmp_path: Path,
+) -> None:
+    """Cancel the sink's save after 0, 1, 2, ... loop turns (before, inside, after its
+    transaction): the next save still leaves exactly the sink's items, once each."""
+    from laika_host.transform.items import Bullet
+    from laika_host.transform.sink import ItemSink
+
+    db = tmp_path / "laika.db"
+    seed(db)
+
+    async def main() -> list[tuple[int, int, int]]:
+        outcomes = []
+        async with open_store(db) as store:
+            collection = await store.collections.get("Demo")
+            for turns in range(0, 40, 2):
+                artifact = await store.artifacts.create(
+                    collection.id, "summary", "t", dedupe_key=f"k{turns}"
+                )
+                sink = ItemSink(store, artifact.id, [])
+                for number in range(3):
+                    await sink.add(Bullet(text=f"first {number}"))
+                await sink.save()
+                for number in range(3):
+                    await sink.add(Bullet(text=f"second {number}"))
+                task = asyncio.create_task(sink.save())
+                for _ in range(turns):
+                    await asyncio.sleep(0)
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                await sink.add(Bullet(text="third"))
+                await sink.save()
+                stored = (await store.artifacts.get(artifact.id)).items
+                texts = [item["data"]["text"] for item in stored]
+                outcomes.append((turns, len(texts), len(set(texts))))
+                assert texts == [item.data["text"] for item in sink.items], turns
+        return outcomes
+
+    outcomes = asyncio.run(main())
+    assert all(count == unique == 7 for _, count, unique in outcomes)

@@ -186,24 +186,45 @@ class Artifacts:
         artifact_id: str,
         items: builtins.list[dict[str, JsonValue]],
         *,
+        start: int,
         progress: dict[str, JsonValue],
-    ) -> None:
-        """Add items to an active artifact and record where the run is. Each item is
-        redacted once, here, and appended by SQLite: a run of n items costs O(n)."""
+    ) -> bool:
+        """Add a run's items from index `start` on to an active artifact, and record where
+        the run is. Each item is redacted once, here, and appended by SQLite, so a run of n
+        items costs O(n). False (nothing written) when the stored list does not hold exactly
+        `start` items (an earlier save was cut short): then `replace_items`."""
         texts = [json.dumps(redact_value(item)) for item in items]
         async with self.db.transaction() as connection:
-            for start in range(0, len(texts), APPEND_BATCH):
-                batch = texts[start : start + APPEND_BATCH]
+            cursor = await connection.execute(
+                "UPDATE artifacts SET progress_json = ?, updated_at = ? WHERE id = ? "
+                "AND status IN ('pending', 'running') AND json_array_length(items_json) = ?",
+                (json.dumps(progress), now_ms(), artifact_id, start),
+            )
+            if cursor.rowcount != 1:
+                return False
+            for first in range(0, len(texts), APPEND_BATCH):
+                batch = texts[first : first + APPEND_BATCH]
                 pairs = ", ".join("'$[#]', json(?)" for _ in batch)
                 await connection.execute(
                     f"UPDATE artifacts SET items_json = json_insert(items_json, {pairs}) "
-                    "WHERE id = ? AND status IN ('pending', 'running')",
+                    "WHERE id = ?",
                     (*batch, artifact_id),
                 )
+        return True
+
+    async def replace_items(
+        self,
+        artifact_id: str,
+        items: builtins.list[dict[str, JsonValue]],
+        *,
+        progress: dict[str, JsonValue],
+    ) -> None:
+        """All of an active artifact's items at once (redacted)."""
+        async with self.db.transaction() as connection:
             await connection.execute(
-                "UPDATE artifacts SET progress_json = ?, updated_at = ? "
+                "UPDATE artifacts SET items_json = ?, progress_json = ?, updated_at = ? "
                 "WHERE id = ? AND status IN ('pending', 'running')",
-                (json.dumps(progress), now_ms(), artifact_id),
+                (json.dumps(redact_value(items)), json.dumps(progress), now_ms(), artifact_id),
             )
 
     async def finish(

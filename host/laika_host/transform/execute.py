@@ -41,6 +41,7 @@ log = logging.getLogger("laika.transform")
 DEFAULT_MAX_TOKENS = 2048
 POLL_SECONDS = 0.1
 BEAT_SECONDS = 2.0
+CANCEL_CHECK_SECONDS = 0.5
 MAX_ERROR = 600
 
 
@@ -169,16 +170,21 @@ async def _watch(
     store: Store, artifact_id: str, runner: asyncio.Task[None], cancel: CancelToken, state: _State
 ) -> None:
     """Heartbeat, cross-process cancel, and the token: stop the runner when asked."""
-    beaten = time.monotonic()
+    beaten = checked = time.monotonic()
     while not runner.done():
         await asyncio.sleep(POLL_SECONDS)
         if cancel.cancelled:
             state.cancel_asked = True
             runner.cancel()
             return
-        if time.monotonic() - beaten >= BEAT_SECONDS:
-            beaten = time.monotonic()
+        now = time.monotonic()
+        if now - beaten >= BEAT_SECONDS:
+            beaten = checked = now
             if await store.artifact_runs.beat(artifact_id):
+                cancel.cancel()
+        elif now - checked >= CANCEL_CHECK_SECONDS:  # a read: cheap enough to ask often
+            checked = now
+            if await store.artifact_runs.cancel_requested(artifact_id):
                 cancel.cancel()
 
 

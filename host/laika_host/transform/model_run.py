@@ -30,6 +30,8 @@ from .spec import TransformType
 
 T = TypeVar("T", bound=Item)
 MAX_CONSTRAINED = 50
+CONSTRAINED_CHARS = 300
+CONSTRAINED_LIST = 4
 
 
 class ModelFailedError(Exception):
@@ -187,8 +189,10 @@ CONSTRAINED = (
 def items_format(item: type[Item], at_most: int = MAX_CONSTRAINED) -> dict[str, Any]:
     """`response_format` for `{"items": [item, ...]}` (the item schema's `$defs` moved to
     the root, where its references point)."""
-    schema = dict(item.prompt_schema())
+    schema = _clamped(item.prompt_schema())
     definitions = schema.pop("$defs", {})
+    schema["required"] = [*schema.get("required", []), "citations"]  # every item cites
+    schema["properties"]["citations"]["minItems"] = 1
     wrapper = {
         "type": "object",
         "properties": {"items": {"type": "array", "items": schema, "maxItems": at_most}},
@@ -197,6 +201,22 @@ def items_format(item: type[Item], at_most: int = MAX_CONSTRAINED) -> dict[str, 
     if definitions:
         wrapper["$defs"] = definitions
     return {"type": "json_schema", "json_schema": {"name": "items", "schema": wrapper}}
+
+
+def _clamped(schema: Any) -> Any:
+    """A copy of `schema` with every string at most `CONSTRAINED_CHARS` long and every
+    array at most `CONSTRAINED_LIST` entries: under a grammar a small model otherwise writes
+    one field until max_tokens, and the reply ends before its first item closes."""
+    if isinstance(schema, list):
+        return [_clamped(entry) for entry in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copy = {key: _clamped(value) for key, value in schema.items()}
+    if copy.get("type") == "string":
+        copy["maxLength"] = min(int(copy.get("maxLength", CONSTRAINED_CHARS)), CONSTRAINED_CHARS)
+    if copy.get("type") == "array":
+        copy["maxItems"] = min(int(copy.get("maxItems", CONSTRAINED_LIST)), CONSTRAINED_LIST)
+    return copy
 
 
 def _at_most(config: TransformConfig) -> int:

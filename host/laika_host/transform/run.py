@@ -114,7 +114,7 @@ async def run_transform(
                 return _result(await artifact_view(store, joined), joined=True)
             continue
         if artifact.status == "completed":  # identical and current (the key holds the hashes)
-            return TransformResult(await artifact_view(store, artifact), reused=True)
+            return _result(await artifact_view(store, artifact), reused=True)
         plan = Plan(spec, validated, corpus, None if deterministic else provider, label)
         plan.max_tokens = max_tokens
         if not deterministic:
@@ -147,8 +147,9 @@ async def _with_client(
     return _result(await artifact_view(store, final))
 
 
-def _result(view: dict[str, Any], *, joined: bool = False) -> TransformResult:
-    return TransformResult(view, joined=joined, warnings=list(view.get("warnings") or []))
+def _result(view: dict[str, Any], *, joined: bool = False, reused: bool = False) -> TransformResult:
+    warnings = list(view.get("warnings") or [])
+    return TransformResult(view, reused=reused, joined=joined, warnings=warnings)
 
 
 async def _join(

@@ -21,7 +21,14 @@ from .cite import check
 from .items import CheckedItem, Item
 
 OnEvent = Callable[[str, dict[str, Any]], None]
-"""`(event, data)`: `progress` or `item` (the native layer sends them as stream events)."""
+"""`(event, data)`, what the native layer sends as stream events:
+
+- `progress`: `{artifact_id, stage, items, ...}`; stage `running` (with `type`, `provider`),
+  `generating` (with `phase` for a model), `joined` (waiting on an identical run), then the
+  final status `completed` | `failed` | `cancelled`.
+- `item`: `{artifact_id, index, item}`, `item` a `CheckedItem` as JSON (`kind`, `data`,
+  `citations` checked, `verified`, `flag`), one per item in order as it is made.
+"""
 SAVE_INTERVAL = 0.5
 MAX_ITEMS = 500
 
@@ -94,10 +101,17 @@ class ItemSink:
         return {"stage": self.stage, "items": len(self.items), "verified": verified}
 
     async def save(self) -> None:
-        """Append the items made since the last save (and the progress) to the artifact."""
+        """Append the items made since the last save (and the progress) to the artifact. A
+        save a cancel cut short is not counted, so the next one writes those items again
+        (the store appends only onto the list it expects, else everything is rewritten)."""
         self._saved_at = time.monotonic()
-        new = self.items[self._saved :]
-        self._saved = len(self.items)
-        await self.store.artifacts.append_items(
-            self.artifact_id, [item.model_dump(mode="json") for item in new], progress=self.state()
-        )
+        count, progress = len(self.items), self.state()
+        new = [item.model_dump(mode="json") for item in self.items[self._saved : count]]
+        artifacts = self.store.artifacts
+        if not await artifacts.append_items(
+            self.artifact_id, new, start=self._saved, progress=progress
+        ):
+            await artifacts.replace_items(
+                self.artifact_id, self.dumped()[:count], progress=progress
+            )
+        self._saved = count
