@@ -30,8 +30,8 @@ from .spec import TransformType
 
 T = TypeVar("T", bound=Item)
 MAX_CONSTRAINED = 50
-CONSTRAINED_CHARS = 300
-CONSTRAINED_LIST = 4
+CONSTRAINED_CHARS = 200
+CONSTRAINED_LIST = 3
 
 
 class ModelFailedError(Exception):
@@ -98,6 +98,9 @@ class ModelContext:
         supported = capabilities is None or capabilities.supports_json_mode
         return supported and self.provider.kind != "anthropic"
 
+    def _source_ids(self) -> list[str]:
+        return [s.source_id for s in self.pack.sources if s.source_id]
+
     async def _constrained(
         self, request: ChatRequest, parser: NdjsonItems[T], state: _PhaseState
     ) -> AsyncGenerator[T, None]:
@@ -108,7 +111,9 @@ class ModelContext:
         again = request.model_copy(
             update={
                 "messages": [ChatMessage(role="system", content=system), *request.messages[1:]],
-                "response_format": items_format(parser.model, _at_most(self.config)),
+                "response_format": items_format(
+                    parser.model, _at_most(self.config), self._source_ids()
+                ),
             }
         )
         scanner = ArrayItems()
@@ -186,13 +191,19 @@ CONSTRAINED = (
 )
 
 
-def items_format(item: type[Item], at_most: int = MAX_CONSTRAINED) -> dict[str, Any]:
+def items_format(
+    item: type[Item], at_most: int = MAX_CONSTRAINED, source_ids: list[str] | None = None
+) -> dict[str, Any]:
     """`response_format` for `{"items": [item, ...]}` (the item schema's `$defs` moved to
-    the root, where its references point)."""
+    the root, where its references point). Every item must cite, and a citation's
+    `source_id` must be one of `source_ids` (the packed sources) when given."""
     schema = _clamped(item.prompt_schema())
     definitions = schema.pop("$defs", {})
     schema["required"] = [*schema.get("required", []), "citations"]  # every item cites
     schema["properties"]["citations"]["minItems"] = 1
+    cited = definitions.get("Cited", {}).get("properties", {})
+    if source_ids and "source_id" in cited:
+        cited["source_id"] = {"type": "string", "enum": source_ids}
     wrapper = {
         "type": "object",
         "properties": {"items": {"type": "array", "items": schema, "maxItems": at_most}},
@@ -216,6 +227,8 @@ def _clamped(schema: Any) -> Any:
         copy["maxLength"] = min(int(copy.get("maxLength", CONSTRAINED_CHARS)), CONSTRAINED_CHARS)
     if copy.get("type") == "array":
         copy["maxItems"] = min(int(copy.get("maxItems", CONSTRAINED_LIST)), CONSTRAINED_LIST)
+    if copy.get("title") == "Citations":
+        copy["maxItems"] = 2  # the rest of an item's budget is its own text
     return copy
 
 
