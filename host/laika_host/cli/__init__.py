@@ -26,6 +26,7 @@ COMMANDS = {
     "search": "laika_host.cli.search:search",
     "sources": "laika_host.cli.sources:sources",
     "summarize": "laika_host.cli.ask:summarize",
+    "transform": "laika_host.cli.transform:transform",
     "uninstall": "laika_host.cli.install:uninstall",
     "validate": "laika_host.cli.validate:validate",
 }

@@ -17,6 +17,7 @@ import aiosqlite
 from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
+from .schema_artifact_runs import SCHEMA_ARTIFACT_RUNS
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
 from .titles import title_key
@@ -64,11 +65,19 @@ async def m004_title_keys(connection: aiosqlite.Connection) -> None:
     await connection.execute("CREATE UNIQUE INDEX collections_by_key ON collections (title_key)")
 
 
+async def m005_artifact_runs(connection: aiosqlite.Connection) -> None:
+    """Artifacts keep their items, source hashes, provider, progress, warnings and owner
+    (transform runs: resumable, stale-aware, never stuck `running`)."""
+    for statement in _statements(SCHEMA_ARTIFACT_RUNS):
+        await connection.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
     m003_application_id,
     m004_title_keys,
+    m005_artifact_runs,
 ]
 
 

@@ -145,6 +145,19 @@ class Artifact(Record):
     created_at: str
     updated_at: str
     completed_at: str | None
+    items: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="The checked items (transforms)."
+    )
+    sources: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="`{source_id, content_hash}` it was built from."
+    )
+    provider: str | None = None
+    progress: dict[str, JsonValue] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    partial: bool = False
+    owner: str | None = Field(default=None, description="The process running it.")
+    heartbeat_at: str | None = None
+    cancel_requested: bool = False
 
 
 class LlmRun(Record):
