@@ -13,6 +13,9 @@ DEFAULT_COLLECTION = "Inbox"
 
 DEFAULT_MAX_TOKENS = 1024
 """The answer's length bound (model tokens) when a call names none."""
+TRANSFORM_MAX_TOKENS = 2048
+"""The length bound of a transform's reply (its items) when a run names none: longer than an
+answer, since a table or a quiz holds many cited items."""
 MIN_MAX_TOKENS = 16
 """Below this a model cannot write one cited sentence."""
 MAX_MAX_TOKENS = 32_000

@@ -68,6 +68,10 @@ class PolicyDeniedError(LaikaError):
     """The policy gate refused an action."""
 
 
+class StoppedError(LaikaError):
+    """The work was cancelled (by the user, or the host stopping); what it made is kept."""
+
+
 class InternalError(LaikaError):
     """A bug or a broken installation, not the user's input."""
 
@@ -83,6 +87,7 @@ NATIVE_CODES: dict[type[LaikaError], str] = {
     UnavailableError: "unavailable",
     ProviderFailedError: "provider_error",
     PolicyDeniedError: "policy_denied",
+    StoppedError: "cancelled",
     InternalError: "internal",
     LaikaError: "internal",  # a class that names no category: a bug to fix, reported as one
 }

@@ -84,9 +84,18 @@ class Fallback:
 def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
-    window = provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
-    overhead = estimate_tokens(system_prompt("web.answer")) + 200
-    return max(256, min(MAX_PACK_TOKENS, window - max_tokens - overhead))
+    return pack_budget(provider, max_tokens, system_prompt("web.answer"))
+
+
+def context_window(provider: ProviderConfig) -> int:
+    """The provider's context window in tokens (its setting, else its kind's usual one)."""
+    return provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
+
+
+def pack_budget(provider: ProviderConfig, max_tokens: int, system: str) -> int:
+    """Tokens left for sources once the system prompt, the reply and a margin are counted."""
+    overhead = estimate_tokens(system) + 200
+    return max(256, min(MAX_PACK_TOKENS, context_window(provider) - max_tokens - overhead))
 
 
 async def ask(
@@ -286,7 +295,7 @@ async def _fit(
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
-    window = provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
+    window = context_window(provider)
     for _ in range(FIT_ROUNDS):
         prompt = system_prompt("web.answer") + user_prompt(question, pack.documents, pack.note())
         used = await count_tokens(provider, prompt)

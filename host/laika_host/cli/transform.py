@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..defaults import DEFAULT_COLLECTION, MAX_MAX_TOKENS, MIN_MAX_TOKENS, TRANSFORM_MAX_TOKENS
 from ._output import echo, print_json
 from ._store import json_option, run_with_store, table
 from .ask import choose_provider, with_provider_options
@@ -62,12 +63,17 @@ def _config(
 
 @transform.command("run")
 @click.argument("type_id", metavar="TYPE")
-@click.option("--collection", "-c", default="Inbox", show_default=True)
+@click.option("--collection", "-c", default=DEFAULT_COLLECTION, show_default=True)
 @click.option(
     "--config", "config", multiple=True, callback=_config, help="A setting, key=value (repeatable)."
 )
 @click.option("--force", is_flag=True, help="Make a new artifact even if an identical one exists.")
-@click.option("--max-tokens", type=click.IntRange(64, 32_000), default=2048, show_default=True)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+    default=TRANSFORM_MAX_TOKENS,
+    show_default=True,
+)
 @with_provider_options
 @json_option
 def run_command(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from ..errors import RefusedError
 from .spec import TransformType
 
 
@@ -22,7 +23,7 @@ def catalog() -> dict[str, TransformType]:
     return found
 
 
-class UnknownTypeError(KeyError):
+class UnknownTypeError(RefusedError, KeyError):
     """No transform type has this id; the message lists the ones there are."""
 
     def __str__(self) -> str:

@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
+from ..errors import RefusedError
+
 Length = Literal["short", "medium", "long"]
 Audience = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 COUNT_FOR_LENGTH: dict[str, int] = {"short": 3, "medium": 6, "long": 10}
@@ -95,7 +97,7 @@ class EmptyConfig(TransformConfig):
     pass
 
 
-class ConfigError(ValueError):
+class ConfigError(RefusedError, ValueError):
     """A config that does not validate; the message names each field and what it takes."""
 
 

@@ -19,8 +19,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from ..agent.flows import DEFAULT_CONTEXT, MAX_PACK_TOKENS
-from ..agent.pack import Pack, SourceText, estimate_tokens, pack_collection
+from ..agent.flows import context_window, pack_budget
+from ..agent.pack import Pack, SourceText, pack_collection
+from ..defaults import TRANSFORM_MAX_TOKENS
 from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
 from ..store import Artifact, Store
@@ -38,7 +39,6 @@ from .sink import CancelToken, ItemSink, OnEvent, RunCancelledError
 from .spec import NotReadyError, TransformType
 
 log = logging.getLogger("laika.transform")
-DEFAULT_MAX_TOKENS = 2048
 POLL_SECONDS = 0.1
 BEAT_SECONDS = 2.0
 CANCEL_CHECK_SECONDS = 0.5
@@ -55,7 +55,7 @@ class Plan:
     provider: ProviderConfig | None  # None: the offline runtime (or a deterministic type)
     provider_label: str
     client: ChatClient | None = None
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tokens: int = TRANSFORM_MAX_TOKENS
 
 
 @dataclass
@@ -144,10 +144,9 @@ async def _produce(plan: Plan, sink: ItemSink, state: _State) -> None:
 def _budget(plan: Plan) -> tuple[int, int]:
     """(max_tokens, pack budget) within the provider's context window."""
     assert plan.provider is not None
-    window = plan.provider.context_window or DEFAULT_CONTEXT.get(plan.provider.kind, 8_192)
-    max_tokens = max(64, min(plan.max_tokens, window // 2))
-    overhead = estimate_tokens(system_prompt(plan.spec, plan.config)) + 200
-    return max_tokens, max(256, min(MAX_PACK_TOKENS, window - max_tokens - overhead))
+    max_tokens = max(64, min(plan.max_tokens, context_window(plan.provider) // 2))
+    system = system_prompt(plan.spec, plan.config)
+    return max_tokens, pack_budget(plan.provider, max_tokens, system)
 
 
 def _pack(corpus: Corpus, budget: int) -> Pack:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..agent.pack import Pack
+from ..errors import ProviderFailedError
 from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
@@ -34,7 +35,7 @@ CONSTRAINED_CHARS = 200
 CONSTRAINED_LIST = 3
 
 
-class ModelFailedError(Exception):
+class ModelFailedError(ProviderFailedError):
     """The model gave no usable item; the message says why and what to try."""
 
 

@@ -15,12 +15,13 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..defaults import TRANSFORM_MAX_TOKENS
 from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
 from ..store import Artifact, ConflictError, InvalidInputError, Store
 from .catalog import UnknownTypeError, get_type
 from .config import ConfigError, TransformConfig, validate_config
-from .execute import DEFAULT_MAX_TOKENS, Plan, execute
+from .execute import Plan, execute
 from .keys import dedupe_key
 from .load import load_corpus
 from .sink import CancelToken, OnEvent
@@ -86,7 +87,7 @@ async def run_transform(
     force: bool = False,
     on_event: OnEvent | None = None,
     cancel: CancelToken | None = None,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    max_tokens: int = TRANSFORM_MAX_TOKENS,
 ) -> TransformResult:
     spec, validated = resolve(type_id, config)
     corpus = await load_corpus(store, collection)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import JsonValue
 
 from ..agent.verify import PackedSource, SourceIndexes
+from ..errors import StoppedError
 from ..store import Store
 from .cite import check
 from .items import CheckedItem, Item
@@ -33,7 +34,7 @@ SAVE_INTERVAL = 0.5
 MAX_ITEMS = 500
 
 
-class RunCancelledError(Exception):
+class RunCancelledError(StoppedError):
     """The run was asked to stop; its items so far are kept."""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import RefusedError
 from .config import TransformConfig
 from .items import Item
 
@@ -48,7 +49,7 @@ ModelRunner = Callable[["ModelContext"], Awaitable[None]]
 Instructions = Callable[[Any], str]
 
 
-class NotReadyError(Exception):
+class NotReadyError(RefusedError):
     """The type is registered but cannot run yet; the message says what is coming."""
 
 
