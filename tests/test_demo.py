@@ -9,6 +9,8 @@ from pathlib import Path
 
 from lxml import html as lxml_html
 
+from laika_host.agent.verify import normalize
+
 from support import run_laika
 
 
@@ -41,6 +43,14 @@ def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     links = tree.xpath("//a[@class='citation']/@href")
     assert links
     assert all("#:~:text=" in href for href in links)
+    # the demo pages' addresses never resolve: the page says so and shows each quote in the
+    # stored copy, marked
+    assert "demo.laika.invalid" in tree.xpath("string(//p[@class='about'])")
+    listed = tree.xpath("//li[span[@class='verified']]")
+    assert len(listed) == len(links)
+    for item in listed:
+        marked = " ".join(item.xpath(".//details//mark//text()"))
+        assert normalize(marked) == normalize(item.xpath("string(blockquote)"))
 
     again = json.loads(run_laika("demo", "--json", env=env).stdout)
     assert [s["outcome"] for s in again["sources"]] == ["unchanged"] * 3
