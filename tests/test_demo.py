@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from lxml import html as lxml_html
@@ -22,8 +23,10 @@ def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     assert mine.returncode == 0, mine.stderr
     before = run_laika("sources", "list", "-c", "Inbox", "--json", env=env).stdout
 
+    started = time.monotonic()
     first = run_laika("demo", "--json", env=env)
     assert first.returncode == 0, first.stderr
+    assert time.monotonic() - started < 30  # the bound for a fresh machine; ~1 s here
     result = json.loads(first.stdout)
     assert result["collection"] == "Demo"
     assert [s["outcome"] for s in result["sources"]] == ["new", "new", "new"]
