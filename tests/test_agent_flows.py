@@ -196,6 +196,7 @@ def test_offline_over_capture_dev_pages_shows_only_verified_citations(db: Path) 
     assert all(c["verified"] for c in shown)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
     page = tmp_path / "tides.html"
     page.write_text(TIDES.format(cookie=COOKIE))
@@ -217,6 +218,7 @@ def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
     assert COOKIE not in shown.stdout
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_checked(
     db: Path,
 ) -> None:

@@ -633,6 +633,7 @@ def verify_long(source: PackedSource) -> None:
     assert result.citations[0].heading is not None
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_verification_is_linear_in_the_length_of_the_source() -> None:
     small, large = long_source(50_000), long_source(200_000)
     verify_long(small)  # warm up

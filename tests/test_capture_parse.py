@@ -64,6 +64,7 @@ def visible(root: object) -> str:
     return " ".join(tree.text_content().split())
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
     page = hostile_page(3_000)
     assert len(page) > 2_400_000

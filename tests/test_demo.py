@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from lxml import html as lxml_html
 
 from laika_host.agent.verify import normalize
@@ -15,6 +16,7 @@ from laika_host.agent.verify import normalize
 from support import run_laika
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     tmp_path: Path,
 ) -> None:

@@ -27,6 +27,7 @@ def _home(tmp_path: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "LAIKA_HOME": str(tmp_path / "home"), **extra}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_without_the_local_model_one_line_names_the_setup_command(tmp_path: Path) -> None:
     env = _home(tmp_path, LAIKA_LLAMA_CACHE=str(tmp_path / "no-build"))
     done = run_laika("demo", "--model", "local", env=env)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -260,6 +261,7 @@ def _final_replies_until(host: HostProcess, ping_id: str) -> list[dict[str, Any]
     return replies
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_answers_a_ping_after_every_hostile_frame(tmp_path: Path) -> None:
     hosts = [HostProcess(tmp_path)]
     pings = iter(range(1_000_000))

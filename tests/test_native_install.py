@@ -42,6 +42,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {**os.environ}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_install_every_browser(env: dict[str, str], tmp_path: Path) -> None:
     done = run_laika(
         "install", "--extension-id", DEV_EXTENSION_ID, "--extension-id", OTHER_ID, env=env

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import lxml.html
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ def test_an_elided_quote_marks_each_part_in_order() -> None:
     ]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_marking_time_grows_linearly() -> None:
     """A quote that is not there, in 8x more text: well under quadratic (64x)."""
 
@@ -90,6 +92,7 @@ def test_marking_time_grows_linearly() -> None:
     assert large / small < 24
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_get_returns_the_reader_view_with_the_quote_marked(tmp_path: Any) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

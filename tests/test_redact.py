@@ -553,6 +553,7 @@ def _seconds(text: str, repeat: int = 3) -> float:
     return best
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("seed", ADVERSARIAL)
 def test_every_rule_runs_in_linear_time_on_adversarial_text(seed: str) -> None:
     small = seed * (50_000 // len(seed) + 1)
