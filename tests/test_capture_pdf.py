@@ -80,6 +80,7 @@ def test_cli_captures_a_pdf_file_as_a_real_source(tmp_path: Path) -> None:
     assert source["url"] == "https://tides.test/report.pdf"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_pdf_without_a_text_layer_says_so_and_names_ocr(tmp_path: Path) -> None:
     path = tmp_path / "scan.pdf"
     path.write_bytes(image_only_pdf(3))
@@ -227,6 +228,7 @@ def test_a_url_serving_a_pdf_is_captured_by_type_or_by_its_header(tmp_path: Path
         assert "neither an HTML page nor a PDF" in refused.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_add_url_and_a_job_capture_a_pdf_through_the_host(tmp_path: Path) -> None:
     """The extension on a tab showing a PDF sends its URL; the host fetches and captures it."""
     from native_client import Client, HostProcess

@@ -155,6 +155,7 @@ def test_no_fallback_makes_a_provider_that_is_down_one_clear_error(source_id: st
         assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("question", ["", " ", "\t\n  "])
 def test_an_empty_question_is_refused_with_exit_2(question: str) -> None:
     done = run_laika("ask", question)

@@ -65,6 +65,7 @@ async def _add_note(markdown: str) -> str:
         return saved.source.id
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(min_size=1, max_size=60))
 def test_for_any_stored_text_the_cli_prints_no_control_character(text: str) -> None:

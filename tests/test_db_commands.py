@@ -88,6 +88,7 @@ def test_check_says_ok_for_a_healthy_store_and_for_none_yet(home: Path, healthy_
     }
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_finds_a_damaged_page_that_commands_do_not_notice(
     home: Path, healthy_db: Path
 ) -> None:

@@ -188,6 +188,7 @@ def _rewrite_launcher(launcher: Path, exports: str) -> None:
     launcher.write_text(f'#!/bin/sh\n{exports}exec {pins.python} -m laika_host.native "$@"\n')
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_an_unpinned_launcher_warns_when_the_default_matches_and_fails_otherwise(
     env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -113,6 +113,7 @@ def _collect(host: HostProcess, count: int) -> list[dict[str, Any]]:
     return [host.recv(timeout=30) for _ in range(count)]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_ten_thousand_hostile_frames(tmp_path: Path) -> None:
     rng = random.Random(20261122)
     cases = _cases(rng)
@@ -197,6 +198,7 @@ def test_a_truncated_header_at_the_end_is_reported(tmp_path: Path) -> None:
         host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_sixty_megabyte_request_is_read_and_answered(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     try:

@@ -41,6 +41,7 @@ def schema_copy(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_names_an_edited_file(schema_copy: Path) -> None:
     edited = schema_copy / "llmcp" / "citation.schema.json"
     edited.write_text(edited.read_text().replace('"quote"', '"excerpt"'))

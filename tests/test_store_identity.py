@@ -116,6 +116,7 @@ def test_another_programs_file_is_refused_and_left_byte_for_byte_unchanged(
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_reviewers_places_file_is_refused_by_the_host_and_the_cli(tmp_path: Path) -> None:
     from native_client import Client, HostProcess
     from support import run_laika
