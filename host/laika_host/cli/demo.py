@@ -71,8 +71,8 @@ def demo(model: str, provider_id: str | None, as_json: bool) -> None:
             echo(f"note: {warning}", err=True)
     echo(f"\nThe answers as a page: {result.page}")
     echo(
-        "(The demo pages ship inside Laika: their links cannot open; the page shows each quote "
-        "in the stored copy.)"
+        "(The demo pages ship inside Laika, so the links above name addresses that never "
+        "resolve; the page shows each quote in the stored copy.)"
     )
     echo(f"Done in {time.monotonic() - started:.1f} s. Next: `laika ask QUESTION -c Demo`.")
 
