@@ -71,5 +71,7 @@ def test_decoding_is_linear_in_the_reply() -> None:
                 view.feed(piece[i : i + 1000])
         return time.process_time() - start
 
-    small, large = seconds(50_000), seconds(200_000)
+    # the best of three: a single run's allocations can double one side's time
+    small = min(seconds(50_000) for _ in range(3))
+    large = min(seconds(200_000) for _ in range(3))
     assert large / small < 10
