@@ -64,12 +64,14 @@ def visible(root: object) -> str:
     return " ".join(tree.text_content().split())
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
     page = hostile_page(3_000)
     assert len(page) > 2_400_000
-    started = time.perf_counter()
+    # CPU time, not wall time: other processes on these cores must not fail a complexity bound
+    started = time.process_time()
     result = capture_html(page, "https://example.org/comments")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     # the regex stripper took 40 s here (quadratic); the bounded parse takes well under 1 s
     assert elapsed < 5, f"{elapsed:.1f} s"
     assert result.markdown.startswith("# Field notes on tides")
@@ -79,9 +81,9 @@ def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
 def test_bounding_time_grows_linearly_with_unclosed_tags() -> None:
     def timed(tags: int) -> float:
         page = hostile_page(tags, size=tags * 800)
-        started = time.perf_counter()
+        started = time.process_time()
         parse_page(page, fragment=False, limit=len(page) // 2)
-        return time.perf_counter() - started
+        return time.process_time() - started
 
     timed(500)  # warm up
     small, large = min(timed(1_500) for _ in range(3)), min(timed(6_000) for _ in range(3))

@@ -67,6 +67,7 @@ def healthy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # --- laika db check ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_says_ok_for_a_healthy_store_and_for_none_yet(home: Path, healthy_db: Path) -> None:
     missing = run_laika("db", "check", env=_env(home))
     assert missing.returncode == 0
@@ -87,6 +88,7 @@ def test_check_says_ok_for_a_healthy_store_and_for_none_yet(home: Path, healthy_
     }
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_finds_a_damaged_page_that_commands_do_not_notice(
     home: Path, healthy_db: Path
 ) -> None:
@@ -124,6 +126,7 @@ def test_check_reads_only_and_never_fails_with_a_traceback(
 # --- laika db backup -----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_backup_is_private_standalone_and_refuses_to_overwrite(
     home: Path, healthy_db: Path, tmp_path: Path
 ) -> None:
@@ -176,6 +179,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_backups_taken_while_another_process_writes_are_whole(home: Path, tmp_path: Path) -> None:
     db = home / "laika.db"
     _fill(db, notes=5)
@@ -202,6 +206,7 @@ def test_backups_taken_while_another_process_writes_are_whole(home: Path, tmp_pa
     assert counts[-1] <= _count(db)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_restore_as_the_readme_says(home: Path, tmp_path: Path) -> None:
     db = home / "laika.db"
     _fill(db, notes=3)
@@ -249,6 +254,7 @@ def _foreign_lock(db: Path) -> Iterator[int]:
         holder.wait()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_foreign_lock_is_one_message_naming_the_holder(home: Path, healthy_db: Path) -> None:
     db = home / "laika.db"
     db.write_bytes(healthy_db.read_bytes())

@@ -37,6 +37,7 @@ def _launchers() -> list[list[str]]:
     return [[laika_executable(), "host"], [sys.executable, "-m", "laika_host.native"]]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("command", _launchers(), ids=["laika host", "python -m"])
 @pytest.mark.parametrize("stdin_kind", ["/dev/null", "empty file", "closed pipe"])
 @pytest.mark.parametrize("stdout_kind", ["pipe", "/dev/null"])

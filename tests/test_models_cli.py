@@ -6,10 +6,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from llm_servers import ProviderServer, Reply, closed_port_url
 from support import run_laika
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_add_list_remove_and_the_key_is_never_saved() -> None:
     secret = "sk-never-on-disk-" + "Q1" * 12
     env = {**os.environ, "MY_OPENAI_API_KEY": secret}

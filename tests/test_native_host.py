@@ -113,6 +113,7 @@ def test_three_megabyte_reply_arrives_in_chunks_and_a_ping_overtakes_it(
     assert order.index("pong") < len(order) - 1, "the pong waited for the whole reply"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_slow_request_does_not_block_a_ping(host: HostProcess) -> None:
     host.send({"id": "slow", "type": "host.echo", "payload": {"data": 1, "delay_ms": 3000}})
     started = time.monotonic()

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,6 +113,7 @@ def _collect(host: HostProcess, count: int) -> list[dict[str, Any]]:
     return [host.recv(timeout=30) for _ in range(count)]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_ten_thousand_hostile_frames(tmp_path: Path) -> None:
     rng = random.Random(20261122)
     cases = _cases(rng)
@@ -196,6 +198,7 @@ def test_a_truncated_header_at_the_end_is_reported(tmp_path: Path) -> None:
         host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_sixty_megabyte_request_is_read_and_answered(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     try:
@@ -260,6 +263,7 @@ def _final_replies_until(host: HostProcess, ping_id: str) -> list[dict[str, Any]
     return replies
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_answers_a_ping_after_every_hostile_frame(tmp_path: Path) -> None:
     hosts = [HostProcess(tmp_path)]
     pings = iter(range(1_000_000))

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +134,7 @@ def test_an_unknown_key_of_any_length_gets_a_short_error(key: str) -> None:
     assert len(json.dumps(error.to_json(), ensure_ascii=False)) < 2000  # not ~3x the key
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=400, deadline=None)
 @given(reply_values, st.one_of(st.none(), st.integers(), st.text()))
 def test_the_encoder_never_raises_for_a_reply_value(value: Any, request_id: Any) -> None:

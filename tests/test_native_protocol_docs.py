@@ -118,6 +118,7 @@ SIMPLE_ROUTES = [  # host.cancel needs a target; store types: tests/test_native_
 ]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("route", SIMPLE_ROUTES, ids=lambda r: r.name)
 def test_results_match_their_declared_models(route: Any, tmp_path: Path) -> None:
     payloads_by_type = {

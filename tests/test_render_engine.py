@@ -113,6 +113,7 @@ def _collapsed(html: str) -> str:
     return " ".join(html.split()).replace("> <", "><")
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_random_markdown_rarely_differs_and_never_loses_text() -> None:
     """5,000 strings from Markdown's special characters, the same every run. cmark-gfm and
     markdown-it differ on a handful (emphasis edge cases, unbalanced parentheses in link

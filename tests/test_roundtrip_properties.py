@@ -100,6 +100,7 @@ def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @SETTINGS
 @given(packets, st.data())
 def test_mutated_packets_never_crash_and_issues_name_a_path(

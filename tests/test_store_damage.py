@@ -129,6 +129,7 @@ def _assert_one_clear_message(output: str, db: Path) -> None:
     assert any(fix in lines[0] for fix in ("restore", "mv ", "Close the program")), output
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(damage=DAMAGE)
 def test_every_command_works_or_gives_one_clear_message(
@@ -147,6 +148,7 @@ def test_every_command_works_or_gives_one_clear_message(
             _assert_one_clear_message(result.stderr, db)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(damage=DAMAGE)
 def test_the_host_answers_unavailable_never_internal(
@@ -169,6 +171,7 @@ def test_the_host_answers_unavailable_never_internal(
         host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("state", ["truncated", "a text file"])
 def test_the_acceptance_cases_as_a_user_runs_them(
     tmp_path: Path, healthy_db: Path, state: str

@@ -208,6 +208,7 @@ def _fill(directory: Path) -> Path:
     return filler
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_answers_storage_full_on_a_full_disk_and_keeps_serving(tmp_path: Path) -> None:
     with tiny_tmpfs(tmp_path / "disk") as home:
         host = HostProcess(home)
@@ -231,6 +232,7 @@ def test_the_host_answers_storage_full_on_a_full_disk_and_keeps_serving(tmp_path
             host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_and_the_cli_report_a_damaged_file_as_unavailable(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

@@ -116,6 +116,7 @@ def test_another_programs_file_is_refused_and_left_byte_for_byte_unchanged(
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_reviewers_places_file_is_refused_by_the_host_and_the_cli(tmp_path: Path) -> None:
     from native_client import Client, HostProcess
     from support import run_laika
@@ -229,6 +230,7 @@ def damages(draw: st.DrawFn, db: Path) -> tuple[str, str]:
     return f'DROP {type_.upper()} "{name}"', name
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -258,6 +260,7 @@ def test_a_laika_file_missing_part_of_its_schema_is_refused_as_damaged_and_uncha
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_and_the_cli_report_a_renamed_table_as_unavailable(tmp_path: Path) -> None:
     """The reviewer's case: `collections` renamed by a tool, before or while a host runs."""
     from native_client import Client, HostProcess

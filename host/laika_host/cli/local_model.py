@@ -54,12 +54,14 @@ def serve(port: int | None) -> None:
     """Serve the model on 127.0.0.1 in the foreground until Ctrl-C (or SIGTERM).
 
     Prints the base URL; the OpenAI-compatible API is under /v1 (e.g. /v1/chat/completions).
+    While it runs, `laika demo --model local` uses it instead of starting its own.
     """
-    from ..llm.local_model import LocalServer
+    from ..llm.local_model import RECORD_FILE, LocalServer
+    from ..paths import data_dir, ensure_private_dir
 
     signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
-        with LocalServer(port=port) as server:
+        with LocalServer(port=port, record=ensure_private_dir(data_dir()) / RECORD_FILE) as server:
             echo(server.base_url)
             echo(f"log: {server.log_path} (Ctrl-C to stop)", err=True)
             status = server.wait()
