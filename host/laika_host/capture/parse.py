@@ -55,6 +55,7 @@ def parse_page(
     """The page's tree (a `<div>` holding the fragment when `fragment`), and whether part of
     the page was left out (over `limit` characters, or nested too deep to read)."""
     text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
+    text = _closed_empty_comments(text)
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"
     if len(text) <= limit:
@@ -64,6 +65,15 @@ def parse_page(
     if root is None:
         raise CaptureError("empty", "the page has no content (only comments or whitespace)")
     return (_as_fragment(root) if fragment else root), cut
+
+
+def _closed_empty_comments(text: str) -> str:
+    """`<!-->` and `<!--->` written as `<!---->`: HTML closes an empty comment there, and so
+    does libxml2 reading a whole page, but its push parser (used past the bound) reads on as
+    if the comment were open, so a cut page showed text the whole page does not."""
+    if "<!--" not in text:
+        return text
+    return text.replace("<!--->", "<!---->").replace("<!-->", "<!---->")
 
 
 def _parse_whole(text: str) -> tuple[HtmlElement | None, bool]:
@@ -89,7 +99,7 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
     position = 0
     cut = False
     while position < len(text):
-        piece = text[position : position + FEED_CHARS]
+        piece = text[position : _before_tag(text, position + FEED_CHARS)]
         if kept + len(piece) > limit:
             room = max(0, limit - kept)
             before_tag = piece.rfind("<", 0, room)
@@ -105,6 +115,14 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
     except etree.XMLSyntaxError:
         root = None
     return root, cut or _stopped_early(parser)
+
+
+def _before_tag(text: str, at: int) -> int:
+    """Where the piece that reaches `at` ends: before the next `<`, so that no tag, comment
+    opener or closer is split between two pieces (libxml2's push parser then reads a
+    comment differently by where the split falls). Each search starts past the last one."""
+    found = text.find("<", at)
+    return len(text) if found == -1 else found
 
 
 def _drop_read(parser: etree.HTMLPullParser) -> int:
