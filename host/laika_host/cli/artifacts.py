@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from ..defaults import DEFAULT_COLLECTION
 from ._output import echo, print_json
 from ._store import json_option, run_with_store, shorten, table
 
@@ -20,10 +19,10 @@ def artifacts() -> None:
 
 
 @artifacts.command("list")
-@click.option("--collection", "-c", default=DEFAULT_COLLECTION, show_default=True)
+@click.option("--collection", "-c", default=None, help="Only this collection (title or id).")
 @json_option
-def list_command(collection: str, as_json: bool) -> None:
-    """A collection's artifacts, newest first."""
+def list_command(collection: str | None, as_json: bool) -> None:
+    """The artifacts of every collection (or of one), newest first."""
     from ..service.artifacts import list_collection_artifacts
 
     found = run_with_store(lambda store: list_collection_artifacts(store, collection))

@@ -42,8 +42,16 @@ class OutputExistsError(ClashError):
     """The output file exists and `--force` was not given."""
 
 
-async def list_collection_artifacts(store: Store, collection: str) -> list[dict[str, Any]]:
-    return await list_artifacts(store, collection)
+async def list_collection_artifacts(
+    store: Store, collection: str | None = None
+) -> list[dict[str, Any]]:
+    """One collection's artifacts, or (None) every collection's, newest first."""
+    if collection is not None:
+        return await list_artifacts(store, collection)
+    found = []
+    for each in await store.collections.list():
+        found += await list_artifacts(store, each.id)
+    return sorted(found, key=lambda a: str(a["created_at"]), reverse=True)
 
 
 async def show_artifact(store: Store, artifact_id: str) -> dict[str, Any]:
