@@ -103,8 +103,9 @@ async def export_artifact(
         raise RefusedError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
     source = await export_input(store, artifact_id)
     target = checked_output(output, cwd or Path.cwd())
-    if target.is_dir():
-        target = target / f"{safe_name(str(source.artifact.get('title')), artifact_id)}.{fmt}"
+    if target.is_dir():  # checked again: a folder may be a link leading out
+        name = f"{safe_name(str(source.artifact.get('title')), artifact_id)}.{fmt}"
+        target = checked_output(output / name, cwd or Path.cwd())
     files = _contents(source, fmt, target, table)
     for path, _ in files:  # refuse before writing anything
         _check_target(path, force)
