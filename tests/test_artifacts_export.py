@@ -42,6 +42,7 @@ from laika_host.transform.export import (
     export,
     flat,
     neutralise,
+    obsidian_tag,
     tables,
 )
 
@@ -166,7 +167,12 @@ def test_markdown_front_matter_parses_back_with_every_value(made: dict[str, Expo
         assert loaded["sources"] == [
             {"title": s["title"] or s["source_id"], "url": s["url"] or ""} for s in source.sources
         ]
-        assert set(source.tags) <= set(loaded["tags"])
+        kind = source.artifact["type"]
+        tags = [obsidian_tag(t) for t in [*source.tags, "laika", f"laika/{kind}"]]
+        assert loaded["tags"] == list(dict.fromkeys(t for t in tags if t))
+        for tag in loaded["tags"]:
+            assert re.fullmatch(r"[\w/-]+", tag)
+            assert not tag.isdigit()
         assert f"laika/{source.artifact['type']}" in loaded["tags"]
 
     check()

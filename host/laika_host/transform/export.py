@@ -98,6 +98,16 @@ def yaml_string(value: Any) -> str:
     return "".join(out)
 
 
+_TAG_UNSAFE = re.compile(r"[^\w/-]+")
+
+
+def obsidian_tag(tag: str) -> str:
+    """A tag as Obsidian reads one: letters, digits, `_`, `-`, `/`, not only digits (else
+    empty: dropped)."""
+    cleaned = _TAG_UNSAFE.sub("-", tag).strip("-/")
+    return "" if cleaned.isdigit() else cleaned
+
+
 def front_matter(source: ExportInput) -> str:
     artifact = source.artifact
     lines = [
@@ -112,9 +122,9 @@ def front_matter(source: ExportInput) -> str:
     for entry in source.sources:
         lines.append(f"  - title: {yaml_string(entry.get('title') or entry.get('source_id'))}")
         lines.append(f"    url: {yaml_string(entry.get('url') or '')}")
-    tags = [*source.tags, "laika", f"laika/{artifact.get('type')}"]
+    tags = [obsidian_tag(t) for t in [*source.tags, "laika", f"laika/{artifact.get('type')}"]]
     lines.append("tags:")
-    lines += [f"  - {yaml_string(tag)}" for tag in dict.fromkeys(tags)]
+    lines += [f"  - {yaml_string(tag)}" for tag in dict.fromkeys(tags) if tag]
     return "\n".join([*lines, "---"]) + "\n"
 
 
