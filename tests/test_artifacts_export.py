@@ -12,6 +12,7 @@ import json
 import os
 import re
 import stat
+import time
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -418,3 +419,22 @@ def test_cli_lists_shows_exports_and_deletes(store_db: Path, tmp_path: Path) -> 
     assert deleted.returncode == 0, deleted.stderr
     gone = run_laika("artifacts", "show", timeline["id"], env=env, cwd=tmp_path)
     assert gone.returncode != 0
+
+
+def test_every_format_scales_linearly_with_the_items(made: dict[str, ExportInput]) -> None:
+    """Four times the items take well under sixteen times as long (quadratic would)."""
+    base = made["timeline"]
+
+    def seconds(copies: int) -> float:
+        items = base.artifact["items"] * copies
+        source = replace(base, artifact={**base.artifact, "items": items})
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for fmt in ("md", "txt", "json", "csv", "html"):
+                export(source, fmt)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = seconds(50), seconds(200)
+    assert large / small < 10, (small, large)
