@@ -9,6 +9,7 @@ from ._errors import LaikaGroup
 
 COMMANDS = {
     "ask": "laika_host.cli.ask:ask",
+    "artifacts": "laika_host.cli.artifacts:artifacts",
     "capture": "laika_host.cli.capture:capture",
     "collections": "laika_host.cli.collections:collections",
     "db": "laika_host.cli.db:db",
