@@ -28,7 +28,8 @@ import aiosqlite
 
 from .errors import StoreBusyError, StoreError, StoreUnavailableError
 from .lock_holders import lock_holders
-from .sqlite_errors import storage_error
+from .rows import DamagedValueError, row_type
+from .sqlite_errors import SQLITE_FAILURES, damaged_error, storage_error
 
 log = logging.getLogger("laika.store")
 
@@ -102,7 +103,9 @@ def _reported(path: Path) -> Iterator[None]:
     """Raise a full disk, a damaged file or an unusable one as the store error naming it."""
     try:
         yield
-    except sqlite3.Error as error:
+    except DamagedValueError as error:  # a stored value read inside a transaction
+        raise damaged_error(path, f"a stored row holds {error.problem}") from error
+    except SQLITE_FAILURES as error:
         translated = storage_error(error, path)
         if translated is None:
             raise
@@ -129,7 +132,7 @@ class Database:
         busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
             connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
-        connection.row_factory = sqlite3.Row
+        connection.row_factory = row_type(path)  # rows name their file (`rows.from_row`)
         database = cls(connection, path, write_deadline=deadline)
         try:
             for pragma in (

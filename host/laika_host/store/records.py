@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from .errors import StoreCorruptError
 from .ids import iso
+from .rows import DamagedValueError
+from .sqlite_errors import one_line
 
 SourceKind = Literal["url", "note", "image"]
 CaptureStatus = Literal["pending", "captured", "failed"]
@@ -186,11 +187,7 @@ def loads(text: str | None, default: Any) -> Any:
     try:
         return json.loads(text)
     except ValueError as error:
-        raise StoreCorruptError(
-            f"a stored value is damaged ({error}): the database file may be truncated or "
-            "corrupt. Check it with `sqlite3 laika.db 'PRAGMA integrity_check'` in the data "
-            "directory, and restore it from a backup if that reports problems."
-        ) from None
+        raise DamagedValueError(f"JSON that does not parse ({one_line(str(error))})") from None
 
 
 def time_of(row: Any, key: str) -> str | None:
@@ -199,5 +196,6 @@ def time_of(row: Any, key: str) -> str | None:
 
 def required_time(row: Any, key: str) -> str:
     value = iso(row[key])
-    assert value is not None, key
+    if value is None:  # the column is NOT NULL
+        raise DamagedValueError(f"no {key}, which Laika always writes")
     return value

@@ -41,6 +41,7 @@ from .records import (
 )
 from .redact import redact_row
 from .refresh import keep_reason
+from .rows import from_row
 from .titles import clean_title
 from .versions import Versions, archive
 
@@ -88,6 +89,7 @@ def media_of(markdown: str) -> list[dict[str, str]]:
     return list(seen.values())
 
 
+@from_row
 def _source(row: Row) -> Source:
     return Source(
         id=row["id"],
@@ -111,6 +113,7 @@ def _source(row: Row) -> Source:
     )
 
 
+@from_row
 def _detail(row: Row) -> SourceDetail:
     return SourceDetail(
         **_source(row).model_dump(),
