@@ -29,7 +29,7 @@ import aiosqlite
 from .errors import StoreBusyError, StoreError, StoreUnavailableError
 from .lock_holders import lock_holders
 from .rows import DamagedValueError, row_type
-from .sqlite_errors import SQLITE_FAILURES, damaged_error, storage_error
+from .sqlite_errors import SQLITE_FAILURES, damaged_error, one_line, storage_error
 
 log = logging.getLogger("laika.store")
 
@@ -37,6 +37,8 @@ BUSY_TIMEOUT_MS = 5_000
 PAGE_SIZE = 8192
 WRITE_DEADLINE_SECONDS = 60.0
 _BUSY_WORDS = ("database is locked", "database is busy", "database table is locked")
+_RULES = ("CHECK constraint failed", "NOT NULL constraint failed")
+_FINDINGS = 3  # quick_check stops after this many
 
 Row = sqlite3.Row
 Params = tuple[Any, ...] | dict[str, Any]
@@ -73,6 +75,10 @@ def busy_error(path: Path, waited: float, *, writing: bool) -> StoreError:
         f"another program holds {path} locked, so it cannot be read (waited {waited:.0f} s)"
         f"{held}; {fix}"
     )
+
+
+def _breaks_a_rule(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.IntegrityError) and str(error).startswith(_RULES)
 
 
 def is_busy(error: BaseException) -> bool:
@@ -208,9 +214,26 @@ class Database:
                 with _reported(self.path):
                     yield self.connection
                 await self._retry_busy(lambda: self.connection.execute("COMMIT"), writing=True)
-            except BaseException:
+            except BaseException as error:
                 await _run_to_end(self._rollback())
+                if _breaks_a_rule(error) and (finding := await self._rule_broken_in_file()):
+                    raise damaged_error(
+                        self.path, f"a stored row breaks its table's rules ({finding})"
+                    ) from error
                 raise
+
+    async def _rule_broken_in_file(self) -> str | None:
+        """What `quick_check` finds when a write broke a CHECK or NOT NULL rule: Laika checks
+        what it writes, so a rule broken by a value computed from a stored one (a count
+        damaged below 0, plus 1) is the file's damage, and the file already breaks it. Only
+        on this failing path: the check reads the whole file. None when the file is whole
+        (then the write itself was wrong: a bug, raised as it is)."""
+        try:
+            rows = await self.fetch_all(f"PRAGMA quick_check({_FINDINGS})")
+        except StoreError:
+            return None
+        findings = [str(row[0]) for row in rows if str(row[0]) != "ok"]
+        return one_line("; ".join(findings)) if findings else None
 
     async def _rollback(self) -> None:
         """End whatever transaction is open once the thread's queued statements are done.

@@ -191,11 +191,15 @@ def loads(text: str | None, default: Any) -> Any:
 
 
 def time_of(row: Any, key: str) -> str | None:
-    return iso(row[key])
+    """A stored time (epoch ms) as ISO-8601; damage can leave text or a number no date has."""
+    try:
+        return iso(row[key])
+    except (TypeError, ValueError, OverflowError, OSError) as error:
+        raise DamagedValueError(f"{key} that is not a time ({one_line(str(error))})") from None
 
 
 def required_time(row: Any, key: str) -> str:
-    value = iso(row[key])
+    value = time_of(row, key)
     if value is None:  # the column is NOT NULL
         raise DamagedValueError(f"no {key}, which Laika always writes")
     return value
