@@ -399,3 +399,18 @@ def test_a_migration_never_runs_where_the_file_disagrees_even_past_the_check(
     with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged Laika database: "):
         asyncio.run(main())
     assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("write_version", [3, 255])
+def test_a_header_that_makes_sqlite_read_only_is_damage_not_a_read_only_disk(
+    tmp_path: Path, laika_file: Path, write_version: int
+) -> None:
+    """Reads would work and the first write fail with "attempt to write a readonly database",
+    which the user would take for a disk or permission problem."""
+    db = tmp_path / "laika.db"
+    data = bytearray(laika_file.read_bytes())
+    data[18] = write_version
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged .*write version is"):
+        run(db, lambda store: store.collections.create("Fresh"))
+    assert db.read_bytes() == bytes(data)
