@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from laika_host.cli import main
-from laika_host.store import open_store
+from laika_host.store import StoreCorruptError, open_store
+from laika_host.store.health import backup_database
 
 from native_client import Client, HostProcess
 from support import run_laika
@@ -46,21 +47,27 @@ HOST_REQUESTS = [
 
 @dataclass(frozen=True)
 class Healthy:
-    """A store's files at three moments: `backup`, an older checkpointed copy (12 notes);
-    `db`, checkpointed later (24 notes, 3 deleted: pages on the freelist); and `wal`, the
-    -wal of 6 more notes not yet checkpointed into `db`."""
+    """A store's files at three moments: with 12 notes, `backup` (by `laika db backup`) and
+    `copy` (its bytes copied); `db`, checkpointed later (24 notes, 3 deleted: pages on the
+    freelist); and `wal`, the -wal of 6 more notes not yet checkpointed into `db`."""
 
     backup: bytes
+    copy: bytes
     db: bytes
     wal: bytes
 
 
 @pytest.fixture(scope="module")
 def healthy(tmp_path_factory: pytest.TempPathFactory) -> Healthy:
-    db = tmp_path_factory.mktemp("healthy") / "laika.db"
+    return make_healthy(tmp_path_factory.mktemp("healthy"))
+
+
+def make_healthy(directory: Path) -> Healthy:
+    db = directory / "laika.db"
     asyncio.run(_fill(db, 0, 12))
     _checkpoint(db)
-    backup = db.read_bytes()
+    copy = db.read_bytes()
+    backup = backup_database(db, db.with_name("backup.db")).target.read_bytes()
     asyncio.run(_fill(db, 12, 24, delete=(1, 5, 9)))
     _checkpoint(db)
     checkpointed = db.read_bytes()
@@ -69,7 +76,7 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> Healthy:
         asyncio.run(_fill(db, 24, 30))
         wal = db.with_name("laika.db-wal").read_bytes()
         assert db.read_bytes() == checkpointed  # the 6 notes are only in the -wal
-    return Healthy(backup=backup, db=checkpointed, wal=wal)
+    return Healthy(backup=backup, copy=copy, db=checkpointed, wal=wal)
 
 
 async def _fill(db: Path, first: int, last: int, delete: tuple[int, ...] = ()) -> None:
@@ -104,7 +111,7 @@ HEADER_FIELDS = [
 class Damage:
     """What happens to the files, small enough to print when a case fails."""
 
-    kind: str  # "overwrite", "truncate", "text", "header", "wal" or "stale wal"
+    kind: str  # "overwrite", "truncate", "text", "header", "wal", "stale wal[, copied]"
     where: float  # position in the file (the -wal for "wal"), 0..1
     length: int = 0
     fill: str = "random"  # "random", "zeros", "ones" or "small" (an integer 0..16)
@@ -121,6 +128,8 @@ class Damage:
             return {"laika.db": self._patch(healthy.db, offset, length)}
         if self.kind == "stale wal":  # a backup restored over laika.db, its -wal left there
             return {"laika.db": healthy.backup, "laika.db-wal": healthy.wal}
+        if self.kind == "stale wal, copied":  # ... a copy of the live file's bytes, the same
+            return {"laika.db": healthy.copy, "laika.db-wal": healthy.wal}
         target = healthy.wal if self.kind == "wal" else healthy.db
         start = int(self.where * (len(target) - 1))
         damaged = target[:start] if self.length == 0 else self._patch(target, start, self.length)
@@ -171,7 +180,7 @@ DAMAGE = st.one_of(
         fill=_FILL,
         seed=st.integers(0, 2**32),
     ),
-    st.builds(Damage, kind=st.just("stale wal"), where=st.just(0.0)),
+    st.builds(Damage, kind=st.sampled_from(["stale wal", "stale wal, copied"]), where=st.just(0.0)),
 )
 
 
@@ -259,3 +268,29 @@ def test_the_acceptance_cases_as_a_user_runs_them(
             assert str(db) in reply["error"]["message"]
     finally:
         host.kill()
+
+
+def test_a_backup_restored_beside_the_old_wal_is_refused_until_the_wal_is_moved(
+    tmp_path: Path, healthy: Healthy
+) -> None:
+    """The README's restore with one step missed (the -wal not removed): SQLite would replay
+    the newer state's pages into the restored copy, and a write would checkpoint the mix into
+    it. Refused, both files unchanged; with the -wal moved aside, the backup's notes are back."""
+    home = tmp_path / "home"
+    home.mkdir()
+    db = _place(home, {"laika.db": healthy.backup, "laika.db-wal": healthy.wal})
+    wal = home / "laika.db-wal"
+    for command in COMMANDS:
+        result = CliRunner().invoke(main, command, env={"LAIKA_HOME": str(home)})
+        assert result.exit_code == 1, (command, result.output)
+        assert result.stderr.startswith(f"laika: {wal} does not belong to {db}: "), result.stderr
+        assert f"mv '{wal}' '{wal}.old'" in result.stderr
+    with pytest.raises(StoreCorruptError, match="does not belong to"):
+        backup_database(db, tmp_path / "copy.db")  # a copy would be the mix
+    assert db.read_bytes() == healthy.backup
+    assert wal.read_bytes() == healthy.wal
+    assert not (tmp_path / "copy.db").exists()
+    wal.rename(home / "laika.db-wal.old")
+    result = CliRunner().invoke(main, ["sources", "list", "--json"], env={"LAIKA_HOME": str(home)})
+    assert result.exit_code == 0, result.output
+    assert result.output.count('"kind": "note"') == 12

@@ -27,6 +27,7 @@ from typing import Any
 import aiosqlite
 
 from .errors import StoreBusyError, StoreError, StoreUnavailableError
+from .header import refuse_foreign_wal
 from .lock_holders import lock_holders
 from .rows import DamagedValueError, row_type
 from .sqlite_errors import SQLITE_FAILURES, damaged_error, one_line, storage_error
@@ -133,7 +134,11 @@ class Database:
     async def open(cls, path: Path, *, write_deadline: float | None = None) -> Database:
         """Connect with this connection's settings; nothing is written to the file yet (a
         file from a newer Laika must be refused untouched: see `prepare_file`). Locks are
-        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`)."""
+        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`).
+        A -wal that is not the file's own is refused before connecting: the first read would
+        replay it, and closing the connection would checkpoint it into the file."""
+        if path != Path(":memory:"):
+            refuse_foreign_wal(path)
         deadline = write_deadline_seconds() if write_deadline is None else write_deadline
         busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):

@@ -14,12 +14,12 @@ from pathlib import Path
 
 from . import migrations
 from ._db import Database
+from .header import refuse_read_only_format
 from .migrations import LAIKA_APPLICATION_ID, too_new_error
 from .schema_shape import describe, expected_shape, missing_parts, read_shape
 from .sqlite_errors import damaged_error, foreign_error
 
 _NAMES_SHOWN = 5
-_WRITE_VERSION = 18  # offset in the header
 _NAME_CHARS = 60  # a name is the other program's text: shown short, escaped by repr
 
 
@@ -32,34 +32,17 @@ async def check_file(database: Database) -> None:
         objects = await database.fetch_all("SELECT type, name FROM sqlite_master ORDER BY name")
         if not objects and version == 0 and owner in (0, LAIKA_APPLICATION_ID):
             await _refuse_hidden_data(database)
-            _refuse_read_only_format(database.path)
+            refuse_read_only_format(database.path)
             return  # new: nothing in it to keep
         names = [str(row[1]) for row in objects if row[0] in ("table", "view")]
         record = await _migration_record(database)
         if not _is_laikas(owner, version, record):
             raise foreign_error(database.path, _foreign_problem(owner, version, names))
-        _refuse_read_only_format(database.path)
+        refuse_read_only_format(database.path)
         _refuse_disagreeing(database.path, owner, version, record)
         missing = missing_parts(await expected_shape(version), await read_shape(database))
         if missing:
             raise damaged_error(database.path, describe(missing))
-
-
-def _refuse_read_only_format(path: Path) -> None:
-    """Header byte 18, the file format's write version, is 1 or 2 in every file SQLite
-    writes; above 2 SQLite opens the file read-only, so reads work and the first write
-    fails as if the disk were read-only. Read from the file itself: SQLite has no pragma."""
-    try:
-        with path.open("rb") as file:
-            header = file.read(_WRITE_VERSION + 1)
-    except OSError:
-        return  # SQLite opened it: what it cannot read is reported by the reads
-    if len(header) > _WRITE_VERSION and header[_WRITE_VERSION] > 2:
-        raise damaged_error(
-            path,
-            f"its header's file format write version is {header[_WRITE_VERSION]} (SQLite "
-            "writes 1 or 2), so SQLite would only read it",
-        )
 
 
 async def _refuse_hidden_data(database: Database) -> None:

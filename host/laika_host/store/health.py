@@ -21,6 +21,7 @@ from urllib.parse import quote
 from ._db import Database
 from .errors import InvalidInputError, NotFoundError, StoreError
 from .file_check import check_file
+from .header import refuse_foreign_wal
 from .sqlite_errors import SQLITE_FAILURES, storage_error
 
 MAX_PROBLEMS = 20  # quick_check / integrity_check stop after this many
@@ -129,6 +130,7 @@ def backup_database(source: Path, target: Path, *, force: bool = False) -> Backu
 def _refuse_bad_target(source: Path, target: Path, force: bool) -> None:
     if not source.is_file():
         raise NotFoundError(f"there is no database at {source} yet: nothing to back up")
+    refuse_foreign_wal(source)  # a copy would mix the two
     if not target.parent.is_dir():
         raise InvalidInputError(f"cannot write {target}: {target.parent} is not a directory")
     if target.exists() and target.samefile(source):
