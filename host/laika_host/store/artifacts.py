@@ -14,12 +14,14 @@ from ._db import Database, Row
 from .errors import ConflictError, NotFoundError
 from .ids import new_id, now_ms
 from .records import Artifact, ArtifactStatus, loads, required_time, time_of
+from .rows import from_row
 
 FINAL = ("completed", "failed", "cancelled")
 APPEND_BATCH = 50
 """Items appended per statement (two SQL function arguments each; SQLite allows 127)."""
 
 
+@from_row
 def _artifact(row: Row) -> Artifact:
     return Artifact(
         id=row["id"],

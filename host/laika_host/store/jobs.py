@@ -22,6 +22,7 @@ from ._db import Database, Row
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
 from .records import CaptureJob, JobStatus, SaveOutcome, required_time, time_of
+from .rows import from_row
 
 MAX_ATTEMPTS = 3
 RETRY_BASE_MS = 5_000
@@ -69,6 +70,7 @@ def _owner_is_gone(owner: str | None) -> bool:
     return False
 
 
+@from_row
 def _job(row: Row) -> CaptureJob:
     return CaptureJob(
         id=row["id"],

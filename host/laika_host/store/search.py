@@ -16,6 +16,7 @@ from ..stopwords import STOPWORDS
 from ._db import Database, Row
 from .errors import InvalidInputError
 from .records import SearchHit
+from .rows import from_row
 
 TITLE_WEIGHT = 8.0
 SNIPPET_CHARS = 200
@@ -111,6 +112,7 @@ def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHA
     return ("…" if start > 0 else "") + window + ("…" if more else "")
 
 
+@from_row
 def _hit(row: Row, pattern: re.Pattern[str] | None) -> SearchHit:
     return SearchHit(
         kind=row["kind"],

@@ -41,7 +41,8 @@ from .records import (
     time_of,
 )
 from .redact import redact_row
-from .refresh import keep_reason
+from .refresh import keep_reason, saved_copy
+from .rows import from_row
 from .titles import clean_title
 from .versions import Versions, archive
 
@@ -88,6 +89,7 @@ def media_of(markdown: str) -> list[dict[str, str]]:
     return list(seen.values())
 
 
+@from_row
 def _source(row: Row) -> Source:
     return Source(
         id=row["id"],
@@ -111,6 +113,20 @@ def _source(row: Row) -> Source:
     )
 
 
+@from_row
+def _body(row: Row) -> dict[str, Any]:
+    return {
+        "source_id": row["id"],
+        "url": row["url"] or f"laika:source/{row['id']}",
+        "title": row["title"] or "(untitled)",
+        "markdown": row["capture_markdown"] or "",
+        "text": row["capture_text"] or "",
+        "summary": row["capture_summary"] or "",
+        "captured_at": time_of(row, "captured_at"),
+    }
+
+
+@from_row
 def _detail(row: Row) -> SourceDetail:
     return SourceDetail(
         **_source(row).model_dump(),
@@ -219,18 +235,17 @@ class Sources:
                 now=now,
             )
             return "new", source_id, None
-        captured = row["capture_status"] == "captured"
-        if captured and row["content_hash"] == capture.content_hash:
-            return "unchanged", row["id"], None
-        reason = keep_reason(row["text_chars"] or 0, loads(row["signals"], []), capture)
-        if captured and reason and not force:
-            return "kept", row["id"], reason
-        await archive(connection, row["id"], now)
-        previous = loads(row["provenance_json"], {})
-        history = list(previous.get("previous_hashes", []))
-        if row["content_hash"]:
-            history = [*history, row["content_hash"]][-MAX_PREVIOUS_HASHES:]
-        version = row["capture_version"] + (1 if row["capture_status"] == "captured" else 0)
+        saved = saved_copy(row)  # checked before anything below writes
+        if saved.captured and saved.content_hash == capture.content_hash:
+            return "unchanged", saved.id, None
+        reason = keep_reason(saved.text_chars, saved.signals, capture)
+        if saved.captured and reason and not force:
+            return "kept", saved.id, reason
+        await archive(connection, saved.id, now)
+        history = list(saved.previous_hashes)
+        if saved.content_hash:
+            history = [*history, saved.content_hash][-MAX_PREVIOUS_HASHES:]
+        version = saved.version + (1 if saved.captured else 0)
         assignments = {
             **columns,
             "url": capture.url,
@@ -242,10 +257,10 @@ class Sources:
         assignments = redact_row(assignments)  # no write path may store a secret
         await connection.execute(
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
-            (*assignments.values(), row["id"]),
+            (*assignments.values(), saved.id),
         )
         await self.collections.touch(collection_id, now)
-        return "updated", row["id"], None
+        return "updated", saved.id, None
 
     async def _insert(
         self,
@@ -445,18 +460,7 @@ class Sources:
             "ORDER BY added_at DESC, seq DESC LIMIT ?",
             (collection_id, limit),
         )
-        return [
-            {
-                "source_id": row["id"],
-                "url": row["url"] or f"laika:source/{row['id']}",
-                "title": row["title"] or "(untitled)",
-                "markdown": row["capture_markdown"] or "",
-                "text": row["capture_text"] or "",
-                "summary": row["capture_summary"] or "",
-                "captured_at": time_of(row, "captured_at"),
-            }
-            for row in rows
-        ]
+        return [_body(row) for row in rows]
 
     async def delete(self, source_id: str) -> Source:
         source = await self.get_summary(source_id)
