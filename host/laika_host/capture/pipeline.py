@@ -1,6 +1,7 @@
 """`capture_html`: one page in, one bounded, sanitized Markdown source out.
 
-decode -> parse -> metadata + signals (whole page) -> prune -> main content (by mode) ->
+decode -> parse -> metadata + signals (whole page) -> prune -> loose runs as paragraphs ->
+main content (by mode) ->
 boilerplate blocks -> URLs resolved -> Markdown (nh3, then our writer over the lxml tree) ->
 lead and title -> bound -> chunk -> text, links, hash.
 """
@@ -30,6 +31,7 @@ from .links import outbound_links
 from .markdown_escape import heading_line
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
+from .paragraphs import wrap_loose_runs
 from .parse import parse_page
 from .prune import prune
 from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
@@ -138,8 +140,10 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
 
 
 def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
-    """Noise out, then the bounds that keep extraction fast; whether a bound cut content."""
+    """Noise out, loose text runs made paragraphs, then the bounds that keep extraction fast;
+    whether a bound cut content."""
     prune(tree, named)
+    wrap_loose_runs(tree)
     return bound_tree(tree)
 
 
