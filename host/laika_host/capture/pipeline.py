@@ -1,7 +1,7 @@
 """`capture_html`: one page in, one bounded, sanitized Markdown source out.
 
-decode -> parse -> metadata + signals (whole page) -> prune -> loose runs as paragraphs ->
-main content (by mode) ->
+decode -> parse -> metadata + signals (whole page) -> prune -> short captions out -> loose
+runs as paragraphs -> main content (by mode) ->
 boilerplate blocks -> URLs resolved -> Markdown (nh3, then our writer over the lxml tree) ->
 lead and title -> bound -> chunk -> text, links, hash.
 """
@@ -19,12 +19,14 @@ from ..redact import redact_text, redact_url
 from .body import is_sparse, stored_body
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import blocks
+from .captions import drop_captions
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
+from .kicker import is_kicker, without_kickers
 from .lead import find_lead, find_named_lead
 from .limits import bound_tree
 from .links import outbound_links
@@ -143,6 +145,7 @@ def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
     """Noise out, loose text runs made paragraphs, then the bounds that keep extraction fast;
     whether a bound cut content."""
     prune(tree, named)
+    drop_captions(tree)
     wrap_loose_runs(tree)
     return bound_tree(tree)
 
@@ -224,6 +227,8 @@ def _to_markdown(
     if heading_at is None and title and title not in shown:
         parts.insert(0, heading_line(title))
         heading_at = 0
+    if heading_at is not None and extractor not in ("full", "list"):
+        parts, heading_at = _without_labels(parts, heading_at, meta.title or meta.h1)
     if extractor not in ("full", "list"):
         lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)
         if lead and lead[:60] not in shown:
@@ -232,6 +237,19 @@ def _to_markdown(
     if options.include_images and extractor == "trafilatura":
         markdown = reattach_images(markdown, tree, base)
     return markdown
+
+
+def _without_labels(parts: list[str], heading_at: int, title: str | None) -> tuple[list[str], int]:
+    """The kicker labels above the title heading left out; a short H1 right above another
+    H1 is such a label, and the second is the title."""
+    following = heading_at + 1
+    if (
+        following < len(parts)
+        and parts[following].startswith("# ")
+        and is_kicker(parts[heading_at], parts[following], title)
+    ):
+        heading_at = following
+    return without_kickers(parts, heading_at, title)
 
 
 def _article_title(meta: PageMetadata) -> str | None:

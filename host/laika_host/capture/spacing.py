@@ -3,9 +3,9 @@
 trafilatura trims the text around the elements it walks outside a `<p>` (each text node on
 its own), so `<div><a>Link</a> then text</div>` came out as `[Link](..)then text`: two words
 glued. Before it runs, each space that separates words at an inline element's edge is
-pinned with a noncharacter (U+FDD0, which Unicode reserves for a program's internal use and
-no page may carry); trimming stops at it, and it is removed again from the result (and from
-the page). The page's own text is untouched otherwise. One pass each way, linear.
+pinned with a noncharacter (U+FDD0, which Unicode reserves for a program's internal use;
+`parse` removes it from pages); trimming stops at it, and it is removed again from the
+result and from the page. The page's own text is untouched otherwise. One pass each way, linear.
 """
 
 from __future__ import annotations
@@ -76,8 +76,6 @@ def _pinned(text: str, left_inline: bool, right_inline: bool) -> str:
     """`text` with a pin before its leading and after its trailing whitespace where that
     whitespace parts its words from an inline element's (a node of spaces alone is left:
     indentation before a block's first link parts nothing)."""
-    if PIN in text:
-        text = text.replace(PIN, "")
     if not (left_inline or right_inline) or not text or text.isspace():
         return text
     if left_inline and text[0].isspace():
