@@ -36,7 +36,15 @@ from .models import Capture, CaptureOptions
 from .paragraphs import wrap_loose_runs
 from .parse import parse_page
 from .prune import prune
-from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
+from .signals import (
+    NamedSignals,
+    markup_signals,
+    ordered,
+    page_text,
+    phrase_signals,
+    script_weight,
+    settle,
+)
 from .urls import absolute_url, is_web_url, strip_credentials
 
 T = TypeVar("T")
@@ -74,7 +82,7 @@ def capture_html(
     )
     meta = clock.run("metadata", lambda: read_metadata(tree))
     found = clock.run("signals", lambda: markup_signals(tree, text))
-    loads_scripts = tree.find(".//script[@src]") is not None  # stops at the first
+    script_chars = script_weight(tree)
     if input_cut:
         found.add("truncated")
     named = NamedSignals()
@@ -83,7 +91,7 @@ def capture_html(
     if clock.run("prune", lambda: _prune(tree, named)):
         found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
-    found |= named.found | phrase_signals(visible, loads_scripts=loads_scripts)
+    found |= named.found | phrase_signals(visible, script_chars=script_chars)
     content, extractor = clock.run(
         "extract", lambda: _main_content(tree, page_url, options, found, visible)
     )
@@ -102,8 +110,10 @@ def capture_html(
     body = stored_body(markdown, page_url, options)
     if body["truncated"]:
         found.add("truncated")
-    if is_sparse(body["text"]):
+    sparse = is_sparse(body["text"])
+    if sparse:
         found.add("sparse_text")
+    found = settle(found, body["text"], sparse=sparse)
     links = (
         clock.run("links", lambda: outbound_links(content, page_url, base))
         if options.include_links
