@@ -52,6 +52,7 @@ SUPPORT_US = re.compile(
     r"(support (our|us|independent)|would you consider supporting|we need your help|"
     r"unterst[uü]tze (uns|unsere|[A-ZÄÖÜ]\w+ )|unterst[uü]tzen sie (uns|unsere)|bezahlschranke|"
     r"jetzt (spenden|abonnieren|unterst[uü]tzen)|become a (member|patron|supporter)|"
+    r"hazte (miembro|socio)|werde (mitglied|unterst[uü]tzer)|devenez (membre|abonn)|"
     r"hacemos periodismo|apoya (nuestro|el) periodismo|soutenez|wspieraj|"
     r"patreon\.com|steadyhq\.com|\bdonate\b|\bspenden\b)",
     re.IGNORECASE,
