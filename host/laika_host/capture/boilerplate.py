@@ -52,10 +52,30 @@ SUPPORT_US = re.compile(
     r"(support (our|us|independent)|would you consider supporting|we need your help|"
     r"unterst[uü]tze (uns|unsere|[A-ZÄÖÜ]\w+ )|unterst[uü]tzen sie (uns|unsere)|bezahlschranke|"
     r"jetzt (spenden|abonnieren|unterst[uü]tzen)|become a (member|patron|supporter)|"
+    r"hazte (miembro|socio)|werde (mitglied|unterst[uü]tzer)|devenez (membre|abonn)|"
     r"hacemos periodismo|apoya (nuestro|el) periodismo|soutenez|wspieraj|"
     r"patreon\.com|steadyhq\.com|\bdonate\b|\bspenden\b)",
     re.IGNORECASE,
 )
+AFFILIATE = re.compile(
+    r"(we (may )?(earn|receive|get) (a |an )?(small )?(affiliate )?commission|"
+    r"affiliate (links?|commissions?|partners(hips?)?)|as an amazon associate|\(paid link\)|"
+    r"(post|article|page|story) (contains|may contain|includes) (affiliate|sponsored|paid)|"
+    r"if you (buy|purchase|click)( something| anything)? (through|via|from) (our|these|the) link|"
+    r"save hundreds|\bsave (up to )?[$£€] ?\d|"
+    r"add (the )?(ingredients|items?|it|them|this) to (your )?(basket|cart|bag)|"
+    r"sponsored (content|post)|paid (content|partnership|post)|"
+    r"(beitrag|artikel|post|video) (enthält|beinhaltet) (werbung|affiliate|provision|werbe)|"
+    r"(in )?(kooperation|zusammenarbeit) mit [^.]{1,60} entstanden|"
+    r"entstand in (kooperation|zusammenarbeit) mit|affiliate-links?|provisions-?links?|"
+    r"gesponserte[nr]? (marketing-)?inhalt|contenido patrocinado|enlaces? de afiliad|"
+    r"liens? affili|linki? afiliacyjn|artykuł sponsorowany)",
+    re.IGNORECASE,
+)
+"""Affiliate, advertising and shopping disclosures ("We may earn a commission", "Dieser
+Beitrag enthält Werbung", "Add the ingredients to your basket"): the shop's words, not the
+article's, wherever they stand."""
+MAX_AFFILIATE = 300
 MAX_PAGINATION = 120
 MIN_TEASER = 25
 MAX_SUPPORT_US = 700
@@ -89,6 +109,7 @@ def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
         or (length < MAX_PAGINATION and PAGINATION.match(bare) is not None)
         or (in_tail and length < MAX_SUPPORT_US and SUPPORT_US.search(text) is not None)
         or (length < MAX_FOLLOW_US and FOLLOW_US.match(bare) is not None)
+        or (length < MAX_AFFILIATE and AFFILIATE.search(text) is not None)
         or (length < MAX_CREDIT and CREDIT.search(text) is not None)
         or (length < MAX_PAGE_META and PAGE_META.match(text) is not None)
         or (element.tag in _HEADINGS and _link_share(element, length) > LINK_ONLY)

@@ -25,6 +25,7 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from .dom import Element, drop_tag, squash, text_of
+from .spacing import pin_spaces, unpin_spaces
 
 log = logging.getLogger("laika.capture")
 
@@ -51,19 +52,35 @@ def trafilatura_candidate(
     from trafilatura.core import bare_extraction
     from trafilatura.htmlprocessing import convert_to_html
 
+    pin_spaces(tree)  # trafilatura trims text beside inline elements: words would glue
     try:
         document = bare_extraction(tree, options=_options(url, include_images))
     except Exception:  # a third-party extractor must never take capture down
         log.warning("trafilatura failed on %s", url or "a page", exc_info=True)
         return None
+    finally:
+        unpin_spaces(tree)
     body = getattr(document, "body", None)
     if body is None or not len(body):
         return None
+    unpin_spaces(body)
     html_root = convert_to_html(body)
     inner = html_root.find("body")
     root = inner if inner is not None else html_root
     _restore_code(root, tree)
+    _code_blocks_apart(root)
     return Candidate("trafilatura", root)
+
+
+def _code_blocks_apart(root: Element) -> None:
+    """A `<code>` straight in trafilatura's body is a block of its own there; in a `<p>`, so
+    that two in a row (the page had a `<br>` between them, which trafilatura drops) are
+    not written as one glued line."""
+    for node in list(root.iterchildren("code")):
+        holder = node.makeelement("p", {})
+        node.addprevious(holder)
+        holder.tail, node.tail = node.tail, None
+        holder.append(node)
 
 
 def _restore_code(root: Element, page: Element) -> None:

@@ -404,8 +404,8 @@ def _division(element: Element, text: str, flags: int) -> str:
 
 
 def _heading(element: Element, text: str, flags: int) -> str:
-    if flags & INLINE:
-        return text
+    if flags & INLINE:  # a heading in a cell or heading: still a block, so words stay apart
+        return f" {text} "
     level = int(element.tag[1])
     return f"\n\n{'#' * level} {escape_heading(_SPACE_RUN.sub(' ', text.strip()))}\n\n"
 

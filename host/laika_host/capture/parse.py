@@ -26,6 +26,11 @@ FEED_CHARS = 1 << 16
 _HIDDEN = ("script", "style")
 _DEPTH_LIMIT = "Excessive depth"  # libxml2's message when it stops at 256 nested elements
 _FULL_DOCUMENT = re.compile(r"\s*<(?:html|!doctype)", re.IGNORECASE)  # as lxml.html decides
+_UNSAFE = dict.fromkeys([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFDD0, 0xFFFE, 0xFFFF])
+"""Characters no XML text may hold (C0 controls but tab and newlines; U+FFFE, U+FFFF) and
+the noncharacter `spacing.PIN` reserves. libxml2's HTML parser keeps them in the tree, and
+lxml then refuses any text that holds one (a page with a stray U+001D crashed capture the
+first time a step rewrote a text), so they go before parsing."""
 
 
 def _lookup() -> etree.ElementDefaultClassLookup:
@@ -55,6 +60,7 @@ def parse_page(
     """The page's tree (a `<div>` holding the fragment when `fragment`), and whether part of
     the page was left out (over `limit` characters, or nested too deep to read)."""
     text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
+    text = text.translate(_UNSAFE)
     text = _closed_empty_comments(text)
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"

@@ -1,6 +1,7 @@
 """`capture_html`: one page in, one bounded, sanitized Markdown source out.
 
-decode -> parse -> metadata + signals (whole page) -> prune -> main content (by mode) ->
+decode -> parse -> metadata + signals (whole page) -> prune -> short captions out -> loose
+runs as paragraphs -> main content (by mode) ->
 boilerplate blocks -> URLs resolved -> Markdown (nh3, then our writer over the lxml tree) ->
 lead and title -> bound -> chunk -> text, links, hash.
 """
@@ -18,21 +19,32 @@ from ..redact import redact_text, redact_url
 from .body import is_sparse, stored_body
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import blocks
+from .captions import drop_captions
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
 from .errors import CaptureError
 from .extract import Candidate, readability_candidate, trafilatura_candidate
 from .images import reattach_images
+from .kicker import is_kicker, without_kickers
 from .lead import find_lead, find_named_lead
 from .limits import bound_tree
 from .links import outbound_links
 from .markdown_escape import heading_line
 from .metadata import PageMetadata, read_metadata
 from .models import Capture, CaptureOptions
+from .paragraphs import wrap_loose_runs
 from .parse import parse_page
 from .prune import prune
-from .signals import NamedSignals, markup_signals, ordered, page_text, phrase_signals
+from .signals import (
+    NamedSignals,
+    markup_signals,
+    ordered,
+    page_text,
+    phrase_signals,
+    script_weight,
+    settle,
+)
 from .urls import absolute_url, is_web_url, strip_credentials
 
 T = TypeVar("T")
@@ -70,7 +82,7 @@ def capture_html(
     )
     meta = clock.run("metadata", lambda: read_metadata(tree))
     found = clock.run("signals", lambda: markup_signals(tree, text))
-    loads_scripts = tree.find(".//script[@src]") is not None  # stops at the first
+    script_chars = script_weight(tree)
     if input_cut:
         found.add("truncated")
     named = NamedSignals()
@@ -79,7 +91,7 @@ def capture_html(
     if clock.run("prune", lambda: _prune(tree, named)):
         found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
-    found |= named.found | phrase_signals(visible, loads_scripts=loads_scripts)
+    found |= named.found | phrase_signals(visible, script_chars=script_chars)
     content, extractor = clock.run(
         "extract", lambda: _main_content(tree, page_url, options, found, visible)
     )
@@ -98,8 +110,10 @@ def capture_html(
     body = stored_body(markdown, page_url, options)
     if body["truncated"]:
         found.add("truncated")
-    if is_sparse(body["text"]):
+    sparse = is_sparse(body["text"])
+    if sparse:
         found.add("sparse_text")
+    found = settle(found, body["text"], sparse=sparse)
     links = (
         clock.run("links", lambda: outbound_links(content, page_url, base))
         if options.include_links
@@ -138,8 +152,11 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
 
 
 def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
-    """Noise out, then the bounds that keep extraction fast; whether a bound cut content."""
+    """Noise out, loose text runs made paragraphs, then the bounds that keep extraction fast;
+    whether a bound cut content."""
     prune(tree, named)
+    drop_captions(tree)
+    wrap_loose_runs(tree)
     return bound_tree(tree)
 
 
@@ -220,6 +237,8 @@ def _to_markdown(
     if heading_at is None and title and title not in shown:
         parts.insert(0, heading_line(title))
         heading_at = 0
+    if heading_at is not None and extractor not in ("full", "list"):
+        parts, heading_at = _without_labels(parts, heading_at, meta.title or meta.h1)
     if extractor not in ("full", "list"):
         lead = find_lead(tree, meta.description, visible) or find_named_lead(tree)
         if lead and lead[:60] not in shown:
@@ -228,6 +247,19 @@ def _to_markdown(
     if options.include_images and extractor == "trafilatura":
         markdown = reattach_images(markdown, tree, base)
     return markdown
+
+
+def _without_labels(parts: list[str], heading_at: int, title: str | None) -> tuple[list[str], int]:
+    """The kicker labels above the title heading left out; a short H1 right above another
+    H1 is such a label, and the second is the title."""
+    following = heading_at + 1
+    if (
+        following < len(parts)
+        and parts[following].startswith("# ")
+        and is_kicker(parts[heading_at], parts[following], title)
+    ):
+        heading_at = following
+    return without_kickers(parts, heading_at, title)
 
 
 def _article_title(meta: PageMetadata) -> str | None:

@@ -2,15 +2,23 @@
 
 Triggers:
 
-- `paywall_or_login`: JSON-LD `isAccessibleForFree: false`; an element named paywall, premium,
-  regwall, loginwall or subscriber; or text asking to subscribe or log in to keep reading.
+- `paywall_or_login`: the page asks the reader to subscribe or log in to read on (in its
+  text or in an element named paywall, regwall, loginwall, premium or subscriber); or it is
+  marked so (JSON-LD `isAccessibleForFree: false`, an element so named, a "subscribers
+  only" label) and the captured text breaks off in an ellipsis. A mark alone is no
+  evidence: publishers mark articles whose HTML holds the whole text, and themes name open
+  articles `paywall` (measured on a labelled sample of capture-dev,
+  tests/data/signal_labels.json: such marks made 30 of the 35 pages flagged).
 - `overlay_blocking`: an `aria-modal="true"` or `role=dialog` element, or one named overlay,
   interstitial, popup or lightbox, with text in it.
 - `consent_overlay`: an element named cookie, consent, gdpr, cmp, onetrust or cookiebot, or
   text about accepting cookies.
 - `sparse_text`: the capture has fewer than 300 characters of text.
-- `script_required`: the page's text is under 200 characters and it loads scripts, or its
-  `<noscript>` asks to enable JavaScript.
+- `script_required`: the captured text is sparse and either the page's `<noscript>` asks to
+  enable JavaScript, or its visible text is under 200 characters in an app shell (an empty
+  `#root`/`#app`/`#__next` mount, or ten times more inline script than text). A `<noscript>`
+  on a fully captured page is about a widget (comments, mostly): 16 of the 17 pages flagged
+  in the sample.
 - `captcha`: a captcha widget (recaptcha, hcaptcha, turnstile, cf-challenge) or a "verify you
   are human" text.
 - `age_gate`: an element named age-gate or age-verification, or text asking to confirm an age.
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 SIGNALS = (
@@ -44,10 +53,51 @@ _AGE_NAMES = {"agegate", "age", "ageverification"}
 _THREAD_NAMES = {"post", "comment", "reply", "message", "thread"}
 _PAYWALL_TEXT = re.compile(
     r"(subscribe|log ?in|sign ?in|register) (now )?to (continue|keep) reading|"
-    r"to (continue|keep) reading,? (please )?(subscribe|log ?in|sign ?in)|"
-    r"(jetzt|bitte) (abonnieren|anmelden)|um weiterzulesen|exklusiv f[uü]r abonnenten|"
-    r"this (article|content) is for subscribers|already a subscriber",
+    r"to (continue|keep) reading,? (please )?(subscribe|log ?in|sign ?in)|um weiterzulesen"
 )
+"""Prompts that say the text goes on behind a subscription or a login."""
+_SUBSCRIBERS_ONLY = re.compile(
+    r"exklusiv f[uü]r abonnenten|this (article|content|story) is (only )?for subscribers|"
+    r"subscribers only|r[ée]serv[ée] aux abonn[ée]s|(exclusivo|s[oó]lo) para suscriptores|"
+    r"riservato agli abbonati"
+)
+"""Labels: on a menu entry or a comment box as often as over a cut article, so a mark."""
+_SUBSCRIBER_KEYS = ("subscri", "abonn", "suscri", "abbona")
+_READ_ON = (
+    r"weiter ?lesen|lesen sie weiter|continue reading|keep reading|read on|"
+    r"rest of (this|the) (article|story)|lire la suite|seguir leyendo|continuar leyendo|"
+    r"per continuare|continua a leggere|czytaj dalej|przeczytaj ca[lł]o[sś][cć]"
+)
+_ACCOUNT = (
+    r"abonn|subscri|log ?in|sign ?in|anmeld|registr|zugang|access|acc[eè]s|acc[eé]d|compte|account|"
+    r"suscri|cuenta|abbona|accedi|zaloguj|prenumer|dost[eę]p"
+)
+_READ_ON_PROMPT = re.compile(
+    f"(?:{_READ_ON}).{{0,40}}?(?:{_ACCOUNT})|(?:{_ACCOUNT}).{{0,40}}?(?:{_READ_ON})", re.DOTALL
+)
+""""Read on" within a few words of an account word: "Möchten Sie weiterlesen? Ja. Ich bin
+Abonnent", "Wählen Sie Ihren Zugang und lesen Sie weiter", "Pour lire la suite ... créez
+votre compte". A bare "Weiterlesen" link under a teaser has no account word near it."""
+_PROMPT_KEYS = (
+    "subscri",
+    "abonn",
+    "log",
+    "sign",
+    "regist",
+    "anmeld",
+    "zugang",
+    "acc",
+    "compte",
+    "suscri",
+    "cuenta",
+    "abbona",
+    "zaloguj",
+    "prenumer",
+    "dost",
+    "weiterzulesen",
+)
+MAX_NAMED_CHECKS = 20
+"""Paywall-named elements whose text is read for a prompt (each read is one pass over it)."""
 _CONSENT_TEXT = re.compile(
     r"(we|this (web)?site) uses? cookies|accept (all )?cookies|cookies? (akzeptieren|zulassen)|"
     r"wir verwenden cookies|utilizamos cookies|nous utilisons des cookies",
@@ -65,18 +115,20 @@ _ENABLE_JS = re.compile(
 )
 SPARSE_TEXT = 300
 SCRIPT_REQUIRED_TEXT = 200
+SCRIPT_HEAVY = 10
+"""Inline script characters per visible one that mark an app shell."""
 THREAD_ITEMS = 5
+_APP_MOUNT = etree.XPath(
+    "//*[@id='root' or @id='app' or @id='__next' or @id='__nuxt' or @id='___gatsby']"
+    "[not(normalize-space())]"
+)
+_TEASER_END = ("...", "\u2026", "[\u2026]", "[...]")
 
 
 _NOT_FREE = re.compile(r'"isAccessibleForFree"\s*:\s*"?(false|False)')
 _CAPTCHA_MARKERS = ("g-recaptcha", "h-captcha", "hcaptcha", "cf-turnstile", "cf-challenge")
 _PHRASES = (
     ("captcha", ("robot", "human"), _CAPTCHA),
-    (
-        "paywall_or_login",
-        ("subscri", "abonn", "log in", "login", "sign in", "register", "weiterzulesen"),
-        _PAYWALL_TEXT,
-    ),
     ("consent_overlay", ("cookie",), _CONSENT_TEXT),
     (
         "age_gate",
@@ -84,6 +136,11 @@ _PHRASES = (
         _AGE_TEXT,
     ),
 )
+# Evidence that `settle` weighs against the captured text before it becomes a signal.
+PAYWALL_PROMPT = "evidence:paywall_prompt"
+PAYWALL_MARK = "evidence:paywall_mark"
+NOSCRIPT_ASKS = "evidence:noscript_asks"
+APP_SHELL = "evidence:app_shell"
 
 
 def page_text(tree: HtmlElement) -> str:
@@ -93,22 +150,31 @@ def page_text(tree: HtmlElement) -> str:
 
 
 def markup_signals(tree: HtmlElement, raw_html: str) -> set[str]:
-    """Signals only the raw page shows (read before pruning removes scripts and banners)."""
+    """Signals and evidence only the raw page shows (read before pruning removes scripts and
+    banners)."""
     found: set[str] = set()
     # literal tests first: a regex or a lowercased copy of a whole page costs real time
     if "isAccessibleForFree" in raw_html and _NOT_FREE.search(raw_html):
-        found.add("paywall_or_login")
+        found.add(PAYWALL_MARK)
     if any(marker in raw_html for marker in _CAPTCHA_MARKERS):  # class names: lowercase
         found.add("captcha")
     if "DiscussionForumPosting" in raw_html:
         found.add("thread_page")
     noscript = " ".join(n.text_content() for n in tree.iter("noscript"))
     if _ENABLE_JS.search(noscript):
-        found.add("script_required")
+        found.add(NOSCRIPT_ASKS)
     return found
 
 
-def phrase_signals(visible: str, *, loads_scripts: bool) -> set[str]:
+def script_weight(tree: HtmlElement) -> int:
+    """Characters of inline script, or a large number when an app's mount point is empty:
+    read before pruning removes the scripts."""
+    if _APP_MOUNT(tree):
+        return 1 << 30
+    return sum(len(script.text or "") for script in tree.iter("script"))
+
+
+def phrase_signals(visible: str, *, script_chars: int = 0) -> set[str]:
     """Signals from the words of the pruned page (no script or style text to wade through;
     banners that pruning removed by name were already seen by `NamedSignals`)."""
     found: set[str] = set()
@@ -117,9 +183,37 @@ def phrase_signals(visible: str, *, loads_scripts: bool) -> set[str]:
         # a literal keyword check first: even on visible text a regex scan costs time
         if any(word in lowered for word in keywords) and pattern.search(lowered):
             found.add(signal)
-    if loads_scripts and len("".join(visible.split())) < SCRIPT_REQUIRED_TEXT:
-        found.add("script_required")
+    if is_paywall_prompt(lowered):
+        found.add(PAYWALL_PROMPT)
+    elif any(key in lowered for key in _SUBSCRIBER_KEYS) and _SUBSCRIBERS_ONLY.search(lowered):
+        found.add(PAYWALL_MARK)
+    shown = len("".join(visible.split()))
+    if shown < SCRIPT_REQUIRED_TEXT and script_chars >= SCRIPT_HEAVY * max(shown, 1):
+        found.add(APP_SHELL)
     return found
+
+
+def is_paywall_prompt(lowered: str) -> bool:
+    """Whether lowercased page text asks the reader to subscribe or log in to read on
+    (whitespace runs count as one space: pages indent the words of one prompt apart)."""
+    if not any(key in lowered for key in _PROMPT_KEYS):
+        return False
+    squashed = " ".join(lowered.split())
+    return bool(_PAYWALL_TEXT.search(squashed) or _READ_ON_PROMPT.search(squashed))
+
+
+def settle(found: set[str], captured_text: str, *, sparse: bool) -> set[str]:
+    """`found` with its evidence weighed against what was captured: the signals it shows,
+    and no evidence left."""
+    evidence = {name for name in found if name.startswith("evidence:")}
+    settled = found - evidence
+    if PAYWALL_PROMPT in evidence or (
+        PAYWALL_MARK in evidence and captured_text.rstrip().endswith(_TEASER_END)
+    ):
+        settled.add("paywall_or_login")
+    if sparse and evidence & {NOSCRIPT_ASKS, APP_SHELL}:
+        settled.add("script_required")
+    return settled
 
 
 class NamedSignals:
@@ -128,6 +222,7 @@ class NamedSignals:
     def __init__(self) -> None:
         self.found: set[str] = set()
         self._thread_items = 0
+        self._named_checks = 0
 
     def __call__(self, element: HtmlElement, names: frozenset[str]) -> None:
         role = element.get("role")
@@ -137,7 +232,7 @@ class NamedSignals:
         if not names:
             return
         if names & _PAYWALL_NAMES:
-            self.found.add("paywall_or_login")
+            self._paywall(element)
         if names & _OVERLAY_NAMES and element.text_content().strip():
             self.found.add("overlay_blocking")
         if names & _CONSENT_NAMES:
@@ -148,6 +243,16 @@ class NamedSignals:
             self._thread_items += 1
             if self._thread_items >= THREAD_ITEMS * 4:
                 self.found.add("thread_page")
+
+    def _paywall(self, element: HtmlElement) -> None:
+        """A paywall-named element marks the page; its own words may be the prompt (they
+        are pruned with it, so the visible text never shows them)."""
+        self.found.add(PAYWALL_MARK)
+        self._named_checks += 1
+        if self._named_checks <= MAX_NAMED_CHECKS and is_paywall_prompt(
+            element.text_content().lower()
+        ):
+            self.found.add(PAYWALL_PROMPT)
 
 
 def ordered(found: set[str]) -> list[str]:
