@@ -210,7 +210,8 @@ def _assert_one_clear_message(output: str, db: Path) -> None:
 _USER_VERSION, _WRITE_VERSION = HEADER_FIELDS.index((60, 4)), HEADER_FIELDS.index((18, 1))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow  # > 3 s with the cores busy
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(damage=DAMAGE)
 # What random damage found on untouched code (issue 14, item 3's gaps), replayed every run:
 # user_version -172923614: migrated as a new file, a "table meta already exists" traceback
@@ -243,6 +244,7 @@ def test_every_command_works_or_gives_one_clear_message(
             _assert_one_clear_message(result.stderr, db)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(damage=DAMAGE)
 @example(damage=Damage(kind="header", where=0.0, fill="random", seed=1, field=_USER_VERSION))
@@ -266,6 +268,7 @@ def test_the_host_answers_unavailable_never_internal(
         host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("state", ["truncated", "a text file"])
 def test_the_acceptance_cases_as_a_user_runs_them(
     tmp_path: Path, healthy: Healthy, state: str
