@@ -107,6 +107,7 @@ HEADER_FIELDS = [
     (44, 4), (48, 4), (52, 4), (56, 4), (60, 4), (64, 4), (68, 4), (72, 20), (92, 4), (96, 4),
     (100, 1), (101, 2), (103, 2), (105, 2), (107, 1), (108, 4),
 ]  # fmt: skip
+_USER_VERSION, _WRITE_VERSION = HEADER_FIELDS.index((60, 4)), HEADER_FIELDS.index((18, 1))
 
 
 @dataclass(frozen=True)
@@ -205,9 +206,6 @@ def _assert_one_clear_message(output: str, db: Path) -> None:
         return
     assert str(db) in lines[0], output
     assert any(fix in lines[0] for fix in ("restore", "mv ", "Close the program")), output
-
-
-_USER_VERSION, _WRITE_VERSION = HEADER_FIELDS.index((60, 4)), HEADER_FIELDS.index((18, 1))
 
 
 @pytest.mark.slow  # > 3 s with the cores busy
