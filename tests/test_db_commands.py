@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from laika_host.cli import main
 from laika_host.store import open_store
-from test_store_damage import DAMAGE, Damage, Healthy, make_healthy
+from test_store_damage import DAMAGE, HEADER_FIELDS, Damage, Healthy, make_healthy
 
 from native_client import Client, HostProcess
 from support import run_laika
@@ -113,6 +113,8 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> Healthy:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(damage=DAMAGE)
+# the header's page count zeroed: FTS5's check, an INSERT, committed and SQLite rewrote it
+@example(damage=Damage(kind="header", where=0.0, fill="zeros", field=HEADER_FIELDS.index((28, 4))))
 def test_check_reads_only_and_never_fails_with_a_traceback(
     tmp_path: Path, healthy: Healthy, damage: Damage
 ) -> None:

@@ -175,8 +175,8 @@ def test_a_write_breaking_a_rule_because_a_stored_value_does_is_damage(
     with pytest.raises(StoreCorruptError) as refused:
         _claim_with_attempts(db, -2)
     message = str(refused.value)
-    assert message.startswith(f"{db} is a damaged Laika database: a stored row breaks its ")
-    assert "CHECK constraint failed in capture_jobs" in message
+    assert message.startswith(f"{db} is a damaged Laika database: a write hit CHECK constraint")
+    assert "check finds: CHECK constraint failed in capture_jobs" in message
 
 
 def test_a_write_breaking_a_rule_in_a_whole_file_stays_a_bug(tmp_path: Path, full_db: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import aiosqlite
 
-from .errors import StoreBusyError, StoreError, StoreUnavailableError
+from .errors import StoreBusyError, StoreCorruptError, StoreError, StoreUnavailableError
 from .header import refuse_foreign_wal
 from .lock_holders import lock_holders
 from .rows import DamagedValueError, row_type
@@ -38,7 +38,7 @@ BUSY_TIMEOUT_MS = 5_000
 PAGE_SIZE = 8192
 WRITE_DEADLINE_SECONDS = 60.0
 _BUSY_WORDS = ("database is locked", "database is busy", "database table is locked")
-_RULES = ("CHECK constraint failed", "NOT NULL constraint failed")
+_RULES = ("CHECK constraint failed", "NOT NULL constraint failed", "FOREIGN KEY constraint failed")
 _FINDINGS = 3  # quick_check stops after this many
 
 Row = sqlite3.Row
@@ -223,18 +223,21 @@ class Database:
                 await _run_to_end(self._rollback())
                 if _breaks_a_rule(error) and (finding := await self._rule_broken_in_file()):
                     raise damaged_error(
-                        self.path, f"a stored row breaks its table's rules ({finding})"
+                        self.path, f"a write hit {error}, and SQLite's check finds: {finding}"
                     ) from error
                 raise
 
     async def _rule_broken_in_file(self) -> str | None:
-        """What `quick_check` finds when a write broke a CHECK or NOT NULL rule: Laika checks
-        what it writes, so a rule broken by a value computed from a stored one (a count
-        damaged below 0, plus 1) is the file's damage, and the file already breaks it. Only
-        on this failing path: the check reads the whole file. None when the file is whole
-        (then the write itself was wrong: a bug, raised as it is)."""
+        """What `integrity_check` finds when a write broke a CHECK, NOT NULL or FOREIGN KEY
+        rule. Laika checks what it writes, so a rule broken by a value computed from a stored
+        one (a count damaged below 0, plus 1), or by a damaged index that no longer finds the
+        parent row, is the file's damage, and the check finds it there. Only on this failing
+        path: the check reads the whole file. None when the file is whole (then the write
+        itself was wrong, or raced a delete: raised as it is)."""
         try:
-            rows = await self.fetch_all(f"PRAGMA quick_check({_FINDINGS})")
+            rows = await self.fetch_all(f"PRAGMA integrity_check({_FINDINGS})")
+        except StoreCorruptError as error:  # too damaged for the check to read it all
+            return one_line(str(error.__cause__ or error))
         except StoreError:
             return None
         findings = [str(row[0]) for row in rows if str(row[0]) != "ok"]

@@ -73,7 +73,12 @@ async def _problems(database: Database, full: bool) -> list[str]:
     lines = [line for row in rows for line in str(row[0]).splitlines()]
     problems = [line for line in lines if not _is_noise(line)]
     if full and await _has_tables(database):
-        problems += [problem for table in _FTS_TABLES if (problem := await _fts(database, table))]
+        # FTS5's check is an INSERT: rolled back, so a header SQLite would rewrite on commit
+        # (a wrong page count in it) keeps every byte too
+        async with database.snapshot():
+            problems += [
+                problem for table in _FTS_TABLES if (problem := await _fts(database, table))
+            ]
     return problems
 
 

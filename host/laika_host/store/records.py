@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from .ids import iso
-from .rows import DamagedValueError
+from .rows import DamagedValueError, damaged_value
 from .sqlite_errors import one_line
 
 SourceKind = Literal["url", "note", "image"]
@@ -208,11 +208,11 @@ def time_of(row: Any, key: str) -> str | None:
     try:
         return iso(row[key])
     except (TypeError, ValueError, OverflowError, OSError) as error:
-        raise DamagedValueError(f"{key} that is not a time ({one_line(str(error))})") from None
+        raise damaged_value(row, f"{key} that is not a time ({one_line(str(error))})") from None
 
 
 def required_time(row: Any, key: str) -> str:
     value = time_of(row, key)
     if value is None:  # the column is NOT NULL
-        raise DamagedValueError(f"no {key}, which Laika always writes")
+        raise damaged_value(row, f"no {key}, which Laika always writes")
     return value

@@ -44,6 +44,15 @@ def row_type(path: Path) -> type[StoredRow]:
     return type("StoredRow", (StoredRow,), {"path": path})
 
 
+def damaged_value(row: Any, problem: str) -> StoreCorruptError:
+    """The error for a value of `row` Laika cannot read: naming the file when the row
+    knows it, so a caller that is no `from_row` builder still reports it whole."""
+    path = getattr(row, "path", None)
+    if path is None:
+        return DamagedValueError(problem)
+    return damaged_error(path, f"a stored row holds {problem}")
+
+
 def from_row(build: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
     """Decorate a row-to-record builder: a value it cannot read is the file's damage."""
 
