@@ -101,8 +101,9 @@ def assert_structure(type_id: str, artifact: dict[str, Any]) -> None:
         assert markdown.count("**Answer:**") == len(items)
     if spec.layout == "slides":
         assert count("hr") == len(items) - 1
-    if spec.layout == "tree":
-        assert count("bullet_list_open") >= 2  # nested
+    if spec.layout == "tree" and len({item["data"]["level"] for item in items}) > 1:
+        # items on more than one level render as nested lists (a model may write one level)
+        assert count("bullet_list_open") >= 2
     if spec.layout in ("qa", "sections"):
         assert count("heading_open") >= len(items) + 1
     numbered = [c for item in items for c in item["citations"]]
