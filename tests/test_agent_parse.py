@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.agent import parse
 from laika_host.agent.parse import (
     DEFAULT_MAX_CHARS,
@@ -1075,15 +1077,9 @@ def test_fenced_blocks_are_found_as_before(text: str) -> None:
 
 
 def test_unclosed_fences_are_scanned_in_linear_time() -> None:
-    def seconds(lines: int) -> float:
+    def prepare(lines: int) -> Callable[[], object]:
         text = "Answer:\n" + "```a\n" * lines
-        started = time.process_time()
-        parse_response(text)
-        return time.process_time() - started
+        return lambda: parse_response(text)
 
-    seconds(1000)
-    # the best of three: one run's allocations made the ratio 9-12 on a linear scan
-    small = min(seconds(10_000) for _ in range(3))
-    large = min(seconds(40_000) for _ in range(3))
-    assert large < 2.0  # the old search took 100 s for 16,000 such lines
-    assert large / small < 8, (small, large)  # linear 4, quadratic 16
+    # the old search took 100 s for 16,000 such lines
+    assert_linear(prepare, 10_000, 40_000, bound=8)  # linear 4, quadratic 16

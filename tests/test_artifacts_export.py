@@ -12,7 +12,7 @@ import json
 import os
 import re
 import stat
-import time
+from collections.abc import Callable
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -23,6 +23,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.capture import capture_html
 from laika_host.demo.pages import PAGES
 from laika_host.errors import ClashError, RefusedError
@@ -425,16 +426,9 @@ def test_every_format_scales_linearly_with_the_items(made: dict[str, ExportInput
     """Four times the items take well under sixteen times as long (quadratic would)."""
     base = made["timeline"]
 
-    def seconds(copies: int) -> float:
+    def prepare(copies: int) -> Callable[[], object]:
         items = base.artifact["items"] * copies
         source = replace(base, artifact={**base.artifact, "items": items})
-        best = float("inf")
-        for _ in range(3):
-            start = time.perf_counter()
-            for fmt in ("md", "txt", "json", "csv", "html"):
-                export(source, fmt)
-            best = min(best, time.perf_counter() - start)
-        return best
+        return lambda: [export(source, fmt) for fmt in ("md", "txt", "json", "csv", "html")]
 
-    small, large = seconds(50), seconds(200)
-    assert large / small < 10, (small, large)
+    assert_linear(prepare, 50, 200, bound=10)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.capture import CaptureError, capture_html
 from laika_host.capture import parse as parse_module
 from laika_host.capture.parse import parse_page
@@ -79,16 +81,11 @@ def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
 
 
 def test_bounding_time_grows_linearly_with_unclosed_tags() -> None:
-    def timed(tags: int) -> float:
+    def prepare(tags: int) -> Callable[[], object]:
         page = hostile_page(tags, size=tags * 800)
-        started = time.process_time()
-        parse_page(page, fragment=False, limit=len(page) // 2)
-        return time.process_time() - started
+        return lambda: parse_page(page, fragment=False, limit=len(page) // 2)
 
-    timed(500)  # warm up
-    small, large = min(timed(1_500) for _ in range(3)), min(timed(6_000) for _ in range(3))
-    assert large < 1.0
-    assert large / max(small, 1e-3) < 10  # 4x the input: quadratic would be 16x
+    assert_linear(prepare, 1_500, 6_000, bound=10)  # quadratic would be 16x
 
 
 @pytest.mark.slow  # > 5 s here

@@ -138,19 +138,31 @@ class Card(Item):
 class QuizQuestion(Item):
     kind: ClassVar[str] = "quiz_question"
     question: Long
-    options: list[Short] = Field(min_length=2, max_length=6)
+    options: list[Short] = Field(
+        min_length=3, max_length=6, description="At least three different choices."
+    )
     answer: Short = Field(description="The correct option, written as in `options`.")
     explanation: Long | None = None
 
     @model_validator(mode="after")
-    def _answer_is_an_option(self) -> QuizQuestion:
-        """A question whose answer is not among its options cannot be marked."""
-        wanted = " ".join(self.answer.split()).casefold()
-        for option in self.options:
-            if " ".join(option.split()).casefold() == wanted:
+    def _answer_is_one_of_distinct_options(self) -> QuizQuestion:
+        """A question whose answer is not among its options cannot be marked, and one whose
+        options repeat (a model wrote "unknown" twice) tests nothing: the config asks for
+        three to five choices, so fewer distinct ones is a bad item."""
+        keys = [option_key(option) for option in self.options]
+        if len(set(keys)) < 3:
+            raise ValueError("`options` must hold at least three different choices")
+        wanted = option_key(self.answer)
+        for option, key in zip(self.options, keys, strict=True):
+            if key == wanted:
                 self.answer = option
                 return self
         raise ValueError("`answer` must be one of `options`")
+
+
+def option_key(option: str) -> str:
+    """Options compare case- and spacing-blind: "Mid  Tide" and "mid tide" are one choice."""
+    return " ".join(option.split()).casefold()
 
 
 class Node(Item):

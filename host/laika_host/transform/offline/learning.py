@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..config import CountConfig, QuizConfig
 from ..corpus import Corpus, Sentence
-from ..items import Card, QuizQuestion
+from ..items import Card, QuizQuestion, option_key
 from . import cite
 from .patterns import definition, term_kind
 from .structured import key_term
@@ -84,13 +84,13 @@ def _answers(corpus: Corpus) -> list[str]:
     for sentence in corpus.sentences:
         term = key_term(corpus, sentence)
         if term:
-            seen.setdefault(term.casefold(), term)
+            seen.setdefault(option_key(term), term)
     return list(seen.values())
 
 
 def _distractors(answer: str, sentence: Sentence, pool: list[str], wanted: int) -> list[str]:
     text = sentence.text.casefold()
-    usable = [t for t in pool if t.casefold() != answer.casefold() and t.casefold() not in text]
+    usable = [t for t in pool if option_key(t) != option_key(answer) and t.casefold() not in text]
     same = [t for t in usable if term_kind(t) == term_kind(answer)]
     others = [t for t in usable if t not in same and term_kind(t) != "number"]
     ordered = sorted(same, key=lambda t: abs(len(t) - len(answer))) + others
