@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -23,7 +24,7 @@ from laika_host.store.ids import now_ms
 from laika_host.transform import get_artifact, run_transform
 
 from llm_servers import ProviderServer, Reply, openai_sse
-from support import laika_executable
+from support import laika_executable, run_laika
 
 TIDES_CHANGED = PAGES[0].html.replace("twice a day", "two times every day")
 
@@ -288,3 +289,34 @@ def test_a_save_cut_short_by_a_cancel_at_any_point_loses_and_repeats_no_item(
 
     outcomes = asyncio.run(main())
     assert all(count == unique == 7 for _, count, unique in outcomes)
+
+
+def test_a_stale_artifact_shows_the_command_that_rebuilds_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "laika.db"
+    seed(db)
+    config = {"length": "short", "audience": 'a ship\'s "pilot"'}  # quotes in a value
+    built = run(db, "key-takeaways", config)["artifact"]
+
+    async def refresh() -> None:
+        async with open_store(db) as store:
+            await store.sources.save_capture(
+                "Demo", capture_html(TIDES_CHANGED.encode(), PAGES[0].url)
+            )
+
+    asyncio.run(refresh())
+    env = {**os.environ, "LAIKA_HOME": str(home)}
+    shown = run_laika("artifacts", "show", built["id"], env=env, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    line = next(x for x in shown.stderr.splitlines() if "build it again: " in x)
+    assert "stale since it was built (" in line
+    assert " changed)" in line
+    command = shlex.split(line.split("build it again: ", 1)[1])
+    assert command[:4] == ["laika", "transform", "run", "key-takeaways"]
+    rebuilt = run_laika(*command[1:], "--json", env=env, cwd=tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    artifact = json.loads(rebuilt.stdout)["artifact"]
+    assert artifact["config"] == built["config"]  # the same settings, spelled back exactly
+    assert artifact["stale"] is False
+    assert artifact["id"] != built["id"]

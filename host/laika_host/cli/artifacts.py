@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,25 @@ def show_command(artifact_id: str, as_json: bool) -> None:
         return
     echo(artifact.get("content_markdown") or f"(no content: {artifact['status']})")
     echo(" ".join(_row(artifact)[:3]), err=True)
+    if artifact.get("stale"):
+        echo(f"laika: {_stale_reason(artifact)}; build it again: {_rerun(artifact)}", err=True)
+
+
+def _stale_reason(artifact: dict[str, Any]) -> str:
+    changes = [f"{s['source_id']} {s['reason']}" for s in artifact.get("stale_sources") or []]
+    return "stale since it was built (" + ", ".join(changes) + ")"
+
+
+def _rerun(artifact: dict[str, Any]) -> str:
+    """The command that rebuilds the artifact with the same type, collection, settings and
+    provider (`--force`: the stored one would otherwise be reused only if still current)."""
+    words = ["laika", "transform", "run", str(artifact["type"])]
+    words += ["--collection", str(artifact["collection_id"])]
+    for key, value in sorted((artifact.get("config") or {}).items()):
+        words += ["--config", f"{key}={json.dumps(value, ensure_ascii=False)}"]
+    if artifact.get("provider") not in (None, "offline", "metadata"):
+        words += ["--provider", str(artifact["provider"])]
+    return shlex.join([*words, "--force"])
 
 
 @artifacts.command("export")
