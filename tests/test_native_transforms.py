@@ -8,13 +8,13 @@ import csv
 import io
 import json
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from html_checks import assert_chips_verify, assert_inert
 from laika_host.demo.pages import PAGES
 from laika_host.llm.config import ProviderConfig, save_providers
 from laika_host.transform.export import ExportInput, tables
@@ -22,29 +22,6 @@ from laika_host.transform.export import ExportInput, tables
 from llm_servers import ProviderServer, Reply, openai_sse
 from native_client import Client, HostProcess
 from support import run_laika
-
-
-class Tags(HTMLParser):
-    """Every start tag with its attributes, and each citation link with its text."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.links: list[tuple[str, str]] = []
-        self._open: str | None = None
-        self.feed(html)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        self.tags.append((tag, found))
-        if tag == "a" and found.get("class") == "citation":
-            self._open = str(found.get("href"))
-
-    def handle_data(self, data: str) -> None:
-        if self._open is not None:
-            self.links.append((self._open, data))
-            self._open = None
 
 
 def seeded(home: Path) -> tuple[HostProcess, Client, dict[str, str]]:
@@ -75,27 +52,6 @@ def test_list_types_is_what_the_cli_lists(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert reply["result"] == json.loads(done.stdout)
     assert len(reply["result"]["types"]) >= 20
-
-
-def assert_inert(html: str) -> None:
-    for name, attributes in Tags(html).tags:
-        assert name not in ("script", "iframe", "object", "embed", "style", "img"), html
-        assert not [key for key in attributes if key.startswith("on")], attributes
-        assert not str(attributes.get("href") or "").lower().startswith("javascript:")
-
-
-def assert_chips_verify(page: dict[str, Any]) -> None:
-    """Each linked marker names a verified citation whose locator is the link; every
-    citation is numbered in order."""
-    citations = page["citations"]
-    assert [c["marker"] for c in citations] == list(range(1, len(citations) + 1))
-    links = Tags(page["html"]).links
-    assert links, page["html"][:500]
-    for href, text in links:
-        citation = citations[int(text.strip("[]")) - 1]
-        assert citation["verified"] is True
-        assert citation["state"] == "verified"
-        assert href == citation["locator"]
 
 
 @pytest.mark.slow  # > 3 s with the cores busy

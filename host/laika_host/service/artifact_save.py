@@ -30,7 +30,8 @@ async def save_note(
     collection: str = DEFAULT_COLLECTION,
     tags: list[str] | None = None,
 ) -> dict[str, Any]:
-    """A completed `note` artifact holding `markdown`, in `collection`; the stored view."""
+    """A completed `note` artifact holding `markdown`, in `collection` (title or id; a new
+    title makes the collection); the stored view."""
     if not title.strip():
         raise InvalidInputError("the artifact's title is empty: give it a title")
     if len(markdown) > MAX_NOTE_CHARS:
@@ -38,7 +39,8 @@ async def save_note(
             f"the Markdown has {len(markdown):,} characters; at most {MAX_NOTE_CHARS:,} are "
             "kept: save a shorter text or split it"
         )
-    target = await store.collections.get(collection)
+    # created when missing, as saving a source into it would
+    target = await store.collections.find(collection) or await store.collections.ensure(collection)
     digest = json.dumps([target.id, NOTE_TYPE, title, markdown, new_id("art")])
     created = await store.artifacts.create(
         target.id,
