@@ -93,7 +93,9 @@ def test_an_offline_run_streams_stores_renders_exports_and_deletes(tmp_path: Pat
     phases = [e["phase"] for e in events(run, "progress")]
     assert phases[0] == "running"
     assert phases[-1] == "completed"
-    assert all(set(e) == {"phase", "done", "total", "message"} for e in events(run, "progress"))
+    keys = {"phase", "done", "total", "message", "artifact_id"}
+    assert all(set(e) == keys for e in events(run, "progress"))
+    assert {e["artifact_id"] for e in events(run, "progress")} == {artifact_id}
 
     (summary,) = listed["result"]["artifacts"]
     assert summary["id"] == artifact_id
@@ -205,3 +207,39 @@ def test_host_cancel_mid_run_replies_cancelled_and_keeps_the_items(tmp_path: Pat
     assert 2 <= len(page["items"]) < len(lines)
     assert page["partial"] is True
     assert_inert(page["html"])
+
+
+@pytest.mark.slow  # > 3 s with the cores busy
+def test_deleting_an_artifact_being_made_cancels_its_run_first(tmp_path: Path) -> None:
+    host, client, ids = seeded(tmp_path)
+    lines = [faq_line(ids["harbour-tides"], n) for n in range(60)]
+    server = ProviderServer([Reply(chunks=openai_sse(lines), delay_between=0.2)])
+    try:
+        save_providers(
+            [ProviderConfig(id="rec", kind="openai_compatible", model="m", base_url=server.url)],
+            tmp_path / "providers.json",
+        )
+        payload = {"collection": "Demo", "type": "faq", "provider": "rec"}
+        host.send({"id": "run", "type": "transform.run", "payload": payload})
+        artifact_id = None
+        while artifact_id is None:
+            message = host.recv(30)
+            if message.get("id") == "run" and message.get("event") == "item":
+                raise AssertionError("the run started without a progress event naming it")
+            if message.get("id") == "run" and message.get("event") == "progress":
+                artifact_id = message["data"]["artifact_id"]
+        host.send({"id": "d", "type": "artifacts.delete", "payload": {"artifact_id": artifact_id}})
+        finals: dict[str, dict[str, Any]] = {}
+        while len(finals) < 2:  # the run ends before the delete replies
+            message = host.recv(30)
+            if "ok" in message:
+                finals[message["id"]] = message
+        deleted, run = finals["d"], finals["run"]
+        gone = client.call("artifacts.get", {"artifact_id": artifact_id})
+    finally:
+        host.kill()
+        server.close()
+    assert deleted["result"] == {"deleted": True, "id": artifact_id}
+    assert run["ok"], run
+    assert run["result"]["status"] == "cancelled"
+    assert gone["error"]["code"] == "not_found"

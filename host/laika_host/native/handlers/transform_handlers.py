@@ -1,9 +1,9 @@
 """Handlers of `transform.*` and `artifacts.*`: the service layer, with the run's events.
 
 A run's events are sent in the contract's shape (docs/PROTOCOL.md): `progress` `{phase,
-done, total, message}` and `item` `{index, item}`. A `host.cancel` cancels the handler's
-task; the run then ends its artifact `cancelled` with the items so far, and the reply is the
-error `cancelled`.
+done, total, message, artifact_id}` and `item` `{index, item}`. A `host.cancel` cancels the
+handler's task; the run then ends its artifact `cancelled` with the items so far, and the
+reply is the error `cancelled`.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def progress_event(data: dict[str, Any]) -> dict[str, Any]:
         "done": done,
         "total": None,
         "message": said.get(phase, f"{phase}: {done} item(s)"),
+        "artifact_id": data.get("artifact_id"),
     }
 
 
