@@ -19,6 +19,7 @@ from hostile_json import hostile_bodies, json_texts, number_tokens, string_token
 from native_client import HEADER, HostProcess, frame, raw_frame
 
 MIB = 1024 * 1024
+ART = "art_" + "0" * 32  # a well-formed artifact id that names none
 Expected = tuple[Any, str]  # (reply id, error code or "ok")
 
 
@@ -229,6 +230,17 @@ def hostile_requests(draw: st.DrawFn) -> bytes:
                 ("host.log", '{{"message":{s},"context":{{"k":{j}}}}}'),
                 ("host.ping", "{{{s}:{j}}}"),
                 ("collections.create", '{{"title":{s}}}'),
+                ("transform.list_types", "{{{s}:{j}}}"),
+                ("transform.run", "{j}"),
+                ("transform.run", '{{"type":{s},"collection":{s},"provider":{s},"force":{j}}}'),
+                ("transform.run", '{{"type":"timeline","config":{j},"collection":{s}}}'),
+                ("artifacts.list", '{{"collection":{s}}}'),
+                ("artifacts.get", '{{"artifact_id":{s}}}'),
+                ("artifacts.get", '{{"artifact_id":"' + ART + '"}}'),
+                ("artifacts.export", '{{"artifact_id":{s},"format":{s},"table":{n}}}'),
+                ("artifacts.export", '{{"artifact_id":"' + ART + '","format":"csv","table":{m}}}'),
+                ("artifacts.delete", "{j}"),
+                ("artifacts.delete", '{{"artifact_id":"' + ART + '"}}'),
             ]
         )
     )
