@@ -114,10 +114,16 @@ def test_the_command_and_the_handlers_go_through_the_service_layer() -> None:
         "laika_host.llm.manage",
         "laika_host.llm.config.select_provider",
     )
-    for callers in ("laika_host.cli", "laika_host.native.handlers"):
+    for callers in ("laika_host.cli", "laika_host.native.handlers", "laika_host.tools"):
         assert violations(callers, internals) == []
 
 
+def test_tool_executors_run_what_the_service_layer_runs() -> None:
+    """The LLMCP executors reach transforms and artifacts only through `service`."""
+    internals = ("laika_host.transform", "laika_host.agent", "laika_host.llm")
+    assert violations("laika_host.tools", internals) == []
+
+
 def test_the_service_layer_knows_none_of_its_callers() -> None:
-    callers = ("laika_host.cli", "laika_host.native", "laika_host.demo")
+    callers = ("laika_host.cli", "laika_host.native", "laika_host.demo", "laika_host.tools")
     assert violations("laika_host.service", callers) == []

@@ -11,7 +11,7 @@ import click
 from ..defaults import DEFAULT_COLLECTION, MAX_MAX_TOKENS, MIN_MAX_TOKENS, TRANSFORM_MAX_TOKENS
 from ._output import echo, print_json
 from ._store import json_option, run_with_store, table
-from .ask import choose_provider, with_provider_options
+from .ask import with_provider_options
 
 
 @click.group()
@@ -23,7 +23,7 @@ def transform() -> None:
 @json_option
 def list_command(as_json: bool) -> None:
     """The transform types, with their settings (`--json`: each with its config schema)."""
-    from ..transform import list_types
+    from ..service.transforms import list_types
 
     types = list_types()
     if as_json:
@@ -94,20 +94,18 @@ def run_command(
     An identical artifact that is still current is shown again (reused) unless --force; an
     identical run already in progress is joined, not repeated.
     """
-    from ..transform import run_transform
+    from ..service import transforms
+    from ..service.models import ProviderChoice
 
-    provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
-    result = run_with_store(
-        lambda store: run_transform(
-            store,
-            collection,
-            type_id,
-            config,
-            provider=provider,
-            force=force,
-            max_tokens=max_tokens,
-        )
+    request = transforms.TransformRequest(
+        type_id,
+        collection,
+        config,
+        ProviderChoice(provider_id, model, base_url, api_key_env, kind),
+        force=force,
+        max_tokens=max_tokens,
     )
+    result = run_with_store(lambda store: transforms.run(store, request))
     shown = result.to_json()
     if as_json:
         print_json(shown)

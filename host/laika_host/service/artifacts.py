@@ -1,4 +1,5 @@
-"""Artifacts (what transforms made): list, show, export to a file, delete, cancel.
+"""Artifacts (what transforms made): list, show, export to a file or a string, delete,
+cancel.
 
 Writing a file is where a model's text meets the user's disk, so the rules are strict and
 decided here once:
@@ -13,10 +14,12 @@ decided here once:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import tempfile
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,16 @@ from ..transform import get_artifact, list_artifacts
 from ..transform.export import FORMATS, ExportInput, export, table_csv, tables
 
 MAX_NAME_CHARS = 80
+DELETE_WAIT_SECONDS = 10.0
+"""How long a delete waits for a running artifact's run to stop after asking it to."""
+_POLL_SECONDS = 0.1
+MIME_TYPES = {
+    "md": "text/markdown",
+    "txt": "text/plain",
+    "json": "application/json",
+    "csv": "text/csv",
+    "html": "text/html",
+}
 _UNSAFE_NAME = re.compile(r"[^\w.-]+")
 _WINDOWS_RESERVED = frozenset(
     {"con", "prn", "aux", "nul"} | {f"com{n}" for n in range(10)} | {f"lpt{n}" for n in range(10)}
@@ -54,12 +67,52 @@ async def list_collection_artifacts(
     return sorted(found, key=lambda a: str(a["created_at"]), reverse=True)
 
 
+async def list_summaries(store: Store, collection: str | None = None) -> list[dict[str, Any]]:
+    """`list_collection_artifacts` as a UI lists them: no Markdown or items, just counts."""
+    titles = {c.id: c.title for c in await store.collections.list()}
+    return [summary(view, titles) for view in await list_collection_artifacts(store, collection)]
+
+
+def summary(view: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
+    items = [item for item in view.get("items") or [] if isinstance(item, dict)]
+    return {
+        "id": view["id"],
+        "title": view["title"],
+        "type": view["type"],
+        "status": view["status"],
+        "collection_id": view["collection_id"],
+        "collection": titles.get(str(view["collection_id"])),
+        "created_at": view["created_at"],
+        "updated_at": view["updated_at"],
+        "stale": bool(view.get("stale")),
+        "items": len(items),
+        "verified": sum(bool(item.get("verified")) for item in items),
+        "provider": view.get("provider"),
+    }
+
+
 async def show_artifact(store: Store, artifact_id: str) -> dict[str, Any]:
     return await get_artifact(store, artifact_id)
 
 
 async def delete_artifact(store: Store, artifact_id: str) -> dict[str, Any]:
+    """Delete it; one still being made is asked to stop first and given a moment to end
+    (its run would otherwise fail writing into a deleted row)."""
+    artifact = await store.artifacts.get(artifact_id)
+    if artifact.status in ("pending", "running"):
+        await cancel(store, artifact_id)
+        await _settled(store, artifact_id)
     return await delete(store, artifact_id)
+
+
+async def _settled(store: Store, artifact_id: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DELETE_WAIT_SECONDS
+    while loop.time() < deadline:
+        if (await store.artifacts.get(artifact_id)).status not in ("pending", "running"):
+            return
+        await asyncio.sleep(_POLL_SECONDS)
+    await store.artifact_runs.recover()  # an owner that died meanwhile
 
 
 async def cancel_artifact(store: Store, artifact_id: str) -> bool:
@@ -112,6 +165,35 @@ async def export_artifact(
     for path, text in files:
         write_private(path, text, force=force)
     return [path for path, _ in files]
+
+
+@dataclass(frozen=True)
+class Exported:
+    """An export as a UI downloads or copies it: nothing is written by the host."""
+
+    filename: str
+    mime: str
+    content: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"filename": self.filename, "mime": self.mime, "content": self.content}
+
+
+async def export_content(
+    store: Store, artifact_id: str, fmt: str, *, table: int | None = None
+) -> Exported:
+    """The artifact as `fmt` in a string, with a safe file name; CSV is table `table` (the
+    first when None; the name then says which table when there are several)."""
+    if fmt not in FORMATS:
+        raise RefusedError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+    source = await export_input(store, artifact_id)
+    stem = safe_name(str(source.artifact.get("title")), artifact_id)
+    content = export(source, fmt, table=table or 1)
+    if fmt == "csv":
+        found = tables(source)
+        if len(found) > 1:
+            stem = f"{stem}-{safe_name(found[(table or 1) - 1].name, str(table or 1))}"
+    return Exported(f"{stem}.{fmt}", MIME_TYPES[fmt], content)
 
 
 def _contents(

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ..controls import strip_controls
 from ..errors import RefusedError
 from ..render.html import markdown_to_safe_html
-from .catalog import get_type
+from .catalog import catalog, get_type
 from .items import CheckedItem
 from .render import LAYOUTS, Markers
 
@@ -151,6 +151,8 @@ def to_text(source: ExportInput) -> str:
     unverified), then the sources the numbers point to."""
     markers = Markers()
     lines = [flat(source.artifact.get("title")), ""]
+    if not source.artifact.get("items"):  # a saved note: Markdown only, no items
+        lines += [strip_controls(str(source.artifact.get("content_markdown") or "")).strip()]
     for number, item in enumerate(checked_items(source.artifact), start=1):
         fields = [f"{name}: {flat(value)}" for name, value in item.data.items() if value]
         lines.append(f"{number}. " + " | ".join(fields) + markers.of(item).replace("*", ""))
@@ -280,8 +282,7 @@ def to_html(source: ExportInput) -> str:
     that lets nothing run or load."""
     artifact = source.artifact
     markers = Markers()
-    layout = get_type(str(artifact.get("type"))).layout
-    body = markers_linked(markdown_to_safe_html(LAYOUTS[layout](checked_items(artifact), markers)))
+    body = markers_linked(markdown_to_safe_html(_body_markdown(artifact, markers)))
     title = escape(flat(artifact.get("title")))
     meta = escape(f"{flat(artifact.get('type'))} · {flat(source.collection)}")
     return (
@@ -290,6 +291,15 @@ def to_html(source: ExportInput) -> str:
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f"<h1>{title}</h1><p>{meta}</p>{body}{footnotes(markers.entries)}</body></html>\n"
     )
+
+
+def _body_markdown(artifact: dict[str, Any], markers: Markers) -> str:
+    """The items laid out as their type does; a saved note (no type, no items) is its
+    Markdown as written (the safe renderer makes it inert)."""
+    if artifact.get("type") not in catalog():
+        return str(artifact.get("content_markdown") or "")
+    layout = get_type(str(artifact.get("type"))).layout
+    return LAYOUTS[layout](checked_items(artifact), markers)
 
 
 def markers_linked(html: str) -> str:

@@ -13,6 +13,8 @@ _CHAT = "laika_host.native.handlers.chat_handlers"
 _CHAT_MODELS = "laika_host.native.handlers.chat_models"
 _PROVIDERS = "laika_host.native.handlers.provider_handlers"
 _PROVIDER_MODELS = "laika_host.native.handlers.provider_models"
+_TRANSFORM = "laika_host.native.handlers.transform_handlers"
+_TRANSFORM_MODELS = "laika_host.native.handlers.transform_models"
 
 ROUTES = (
     Route(
@@ -199,6 +201,51 @@ ROUTES = (
         payload=f"{_CHAT_MODELS}:PageSummarize",
         result=f"{_CHAT_MODELS}:AnswerResult",
         events=("delta",),
+    ),
+    Route(
+        "transform.list_types",
+        f"{_TRANSFORM}:transform_list_types",
+        "The transform types with their settings, as `laika transform list --json`.",
+        result=f"{_TRANSFORM_MODELS}:TransformTypes",
+    ),
+    Route(
+        "transform.run",
+        f"{_TRANSFORM}:transform_run",
+        "Make (or reuse, or join) the artifact of a type over a collection: `progress` and "
+        "`item` events as it is made, every item's citations verified or flagged; "
+        "`host.cancel` ends it `cancelled` with the items so far.",
+        payload=f"{_TRANSFORM_MODELS}:TransformRun",
+        result=f"{_TRANSFORM_MODELS}:TransformRunResult",
+        events=("progress", "item"),
+    ),
+    Route(
+        "artifacts.list",
+        f"{_TRANSFORM}:artifacts_list",
+        "Artifacts (summaries: counts, no content), newest first, optionally of one collection.",
+        payload=f"{_TRANSFORM_MODELS}:ArtifactList",
+        result=f"{_TRANSFORM_MODELS}:ArtifactListResult",
+    ),
+    Route(
+        "artifacts.get",
+        f"{_TRANSFORM}:artifacts_get",
+        "One artifact with its items, Markdown, safe HTML (`html`) and citations.",
+        payload=f"{_TRANSFORM_MODELS}:ArtifactTarget",
+        result=f"{_TRANSFORM_MODELS}:ArtifactPage",
+    ),
+    Route(
+        "artifacts.export",
+        f"{_TRANSFORM}:artifacts_export",
+        "An artifact as md, txt, json, csv or html content with a safe file name; the host "
+        "writes no file.",
+        payload=f"{_TRANSFORM_MODELS}:ArtifactExport",
+        result=f"{_TRANSFORM_MODELS}:ArtifactExported",
+    ),
+    Route(
+        "artifacts.delete",
+        f"{_TRANSFORM}:artifacts_delete",
+        "Delete an artifact (one still being made is cancelled first).",
+        payload=f"{_TRANSFORM_MODELS}:ArtifactTarget",
+        result=f"{_TRANSFORM_MODELS}:ArtifactDeleted",
     ),
     Route(
         "models.list",
