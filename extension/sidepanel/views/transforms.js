@@ -32,7 +32,8 @@ class TransformsView {
     this.root = root;
     this.types = [];
     this.selected = null; // {type, fields, inputs}
-    this.controller = null;
+    this.runId = null; // the running transform.run's request id (Cancel sends host.cancel for it)
+    this.runs = 0;
     this.artifact = null; // the one in the viewer
     this.listGeneration = 0;
     this.home = this.buildHome();
@@ -115,7 +116,7 @@ class TransformsView {
     this.progress = h("p", { class: "run-status", id: "transform-progress", role: "status", "aria-live": "polite" });
     this.cancelButton = h(
       "button",
-      { type: "button", id: "transform-cancel", disabled: true, onclick: () => this.controller?.abort() },
+      { type: "button", id: "transform-cancel", disabled: true, onclick: () => this.cancel() },
       "Cancel",
     );
     this.items = h("ol", { class: "run-items", id: "transform-items", "aria-label": "Items so far" });
@@ -251,7 +252,7 @@ class TransformsView {
         { class: "meta" },
         h("span", { class: `pill status-${view.status}` }, view.status),
         view.stale ? h("span", { class: "pill warn" }, "stale") : null,
-        view.meta,
+        ` ${view.meta}`,
       ),
     );
   }
@@ -271,12 +272,13 @@ class TransformsView {
     this.formText.textContent = type.description ?? "";
     this.formError.textContent = "";
     this.form.hidden = false;
+    this.loadProviders();
     this.form.scrollIntoView({ block: "nearest" });
     this.formTitle.focus();
   }
 
   submit() {
-    if (!this.selected || this.controller) return;
+    if (!this.selected || this.runId) return;
     const { type, fields, inputs } = this.selected;
     const { config, errors } = configFrom(fields, readValues(fields, inputs));
     showFieldErrors(fields, inputs, errors);
@@ -289,13 +291,32 @@ class TransformsView {
     this.run({ type: type.id, title: type.title, config, collection: this.app.collection, force: this.force.checked });
   }
 
+  /** The chosen model: a provider id, "offline", or "" for the default (as chat.ask's). */
   providerPayload() {
-    const provider = this.provider.value === "offline" ? "offline" : this.app.settings.provider;
+    const provider = this.provider.value || this.app.settings.provider;
     return provider ? { provider } : {};
   }
 
+  /** The provider choices: the default, the offline runtime, and each configured provider. */
+  async loadProviders() {
+    if (!this.app.has("models.list")) return;
+    try {
+      const { providers } = await this.app.request("models.list");
+      const chosen = this.provider.value;
+      fill(
+        this.provider,
+        h("option", { value: "" }, "The default in Settings"),
+        h("option", { value: "offline" }, "Offline runtime (no model)"),
+        providers.map((p) => h("option", { value: p.id }, `${p.id} (${p.model})`)),
+      );
+      this.provider.value = [...this.provider.options].some((o) => o.value === chosen) ? chosen : "";
+    } catch {
+      // the two built-in choices stay; Settings shows why providers cannot be listed
+    }
+  }
+
   async run({ type, title, config, collection, force }) {
-    if (this.controller) return;
+    if (this.runId) return;
     const payload = { collection, type, config, ...this.providerPayload() };
     if (force) payload.force = true;
     this.startRun(title ?? type);
@@ -305,20 +326,20 @@ class TransformsView {
       else if (frame.event === "item") this.addItem(frame.data?.item, ++count);
     };
     try {
-      const result = await this.app.request("transform.run", payload, { onEvent, signal: this.controller.signal });
+      const result = await this.app.request("transform.run", payload, { onEvent, id: this.runId });
       this.finishRun(result);
       await this.open(result.artifact.id, result.artifact);
     } catch (error) {
       this.failRun(error);
     } finally {
-      this.controller = null;
+      this.runId = null;
       this.busy(false);
       this.loadList();
     }
   }
 
   startRun(title) {
-    this.controller = new AbortController();
+    this.runId = `p-transform-${Date.now().toString(36)}-${++this.runs}`;
     this.busy(true);
     this.showHome();
     this.runBox.hidden = false;
@@ -328,6 +349,15 @@ class TransformsView {
     this.progress.textContent = "Starting…";
     fill(this.items);
     this.runBox.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Ask the host to stop the run; its reply (`cancelled`) comes once the artifact is stored
+   * cancelled with the items so far, so the list reloaded then shows it so. */
+  cancel() {
+    if (!this.runId) return;
+    this.cancelButton.disabled = true;
+    this.progress.textContent = "Cancelling…";
+    this.app.host.cancel(this.runId);
   }
 
   busy(on) {
@@ -366,13 +396,16 @@ class TransformsView {
     const artifact = result.artifact ?? {};
     const items = Array.isArray(artifact.items) ? artifact.items : [];
     const verified = items.filter((item) => item.verified === true).length;
-    const notes = [`Done: ${counted(items.length, "item")}, ${verified} verified.`];
+    const failed = result.status === "failed";
+    const notes = failed
+      ? [`Failed: ${String(artifact.error ?? "the run stopped").replace(/[.\s]*$/, "")}. ${counted(items.length, "item")} kept.`]
+      : [`Done: ${counted(items.length, "item")}, ${verified} verified.`];
     if (result.reused) notes.push("An identical artifact already existed: it is shown (tick “Make a new one” to run again).");
     if (result.joined) notes.push("The same run was already going: joined it.");
     notes.push(...(result.warnings ?? []));
-    this.runBox.dataset.state = "done";
+    this.runBox.dataset.state = failed ? "error" : "done";
     this.bar.max = 1;
-    this.bar.value = 1;
+    this.bar.value = failed ? 0 : 1;
     this.progress.textContent = notes.join(" ");
   }
 
@@ -423,7 +456,7 @@ class TransformsView {
       titles,
     );
     this.viewTitle.textContent = view.title;
-    fill(this.viewMeta, h("span", { class: `pill status-${view.status}` }, view.status), view.meta);
+    fill(this.viewMeta, h("span", { class: `pill status-${view.status}` }, view.status), ` ${view.meta}`);
     const changed = Array.isArray(artifact.stale_sources) ? artifact.stale_sources.length : 0;
     this.stale.hidden = artifact.stale !== true;
     this.staleText.textContent = `Out of date: ${changed ? counted(changed, "source") : "a source"} changed since it was made. `;
