@@ -213,6 +213,7 @@ def test_an_offline_key_takeaways_run_streams_items_and_opens_the_viewer_with_ve
     assert panel.eval(
         "document.querySelector('#artifact-body script, #artifact-body [onclick]') === null"
     )
+    panel.eval("document.querySelector('#artifact-title').scrollIntoView(), true")
     shoot(panel, "transforms-viewer")
     # a format this artifact has no table for: the host's own words, plainly, and no file
     select(panel, "#export-format", "CSV table (.csv)")
@@ -348,6 +349,11 @@ def test_a_slow_run_shows_its_progress_and_cancel_keeps_the_items(
         assert not panel.eval("document.querySelector('#transform-cancel').disabled")
         assert panel.eval("document.querySelector('#transform-run').disabled")
         assert "so far" in panel.eval("document.querySelector('#transform-progress').textContent")
+        panel.wait(
+            "document.querySelector('#artifact-list .artifact[data-status=running]')",
+            what="the artifact listed as running",
+        )
+        panel.eval("document.querySelector('#transform-run-box').scrollIntoView(), true")
         shoot(panel, "transforms-running")
         panel.click("#transform-cancel")
         panel.wait(

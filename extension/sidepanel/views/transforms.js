@@ -321,8 +321,13 @@ class TransformsView {
     if (force) payload.force = true;
     this.startRun(title ?? type);
     let count = 0;
+    let listed = false;
     const onEvent = (frame) => {
-      if (frame.event === "progress") this.showProgress(frame.data);
+      if (frame.event === "progress") {
+        if (!listed) this.loadList(); // the artifact now exists: list it (as running)
+        listed = true;
+        this.showProgress(frame.data);
+      }
       else if (frame.event === "item") this.addItem(frame.data?.item, ++count);
     };
     try {
@@ -466,7 +471,11 @@ class TransformsView {
     this.viewStatus.textContent = notes.join(" ");
     this.viewStatus.classList.toggle("warn", notes.length > 0);
     const body = h("article", { class: "answer artifact-body", id: "artifact-body", "aria-labelledby": "artifact-title" });
-    if (typeof artifact.html === "string") setSafeHtml(body, artifact.html);
+    if (typeof artifact.html === "string") {
+      setSafeHtml(body, artifact.html);
+      const heading = body.firstElementChild;
+      if (heading?.localName === "h1" && heading.textContent.trim() === view.title) heading.remove(); // shown above
+    }
     else body.append(h("pre", { class: "markdown" }, artifact.content_markdown ?? ""));
     this.body.replaceWith(body); // a fresh element: no click handler of the last artifact stays
     this.body = body;
