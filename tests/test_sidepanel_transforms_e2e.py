@@ -429,3 +429,33 @@ def test_delete_removes_the_artifact_after_a_confirm(panel: Page) -> None:
     ]
     assert artifact_id not in ids
     assert panel.problems() == []
+
+
+def test_the_hosts_refusal_is_shown_plainly_and_nothing_is_left_running(panel: Page) -> None:
+    request(panel, "collections.create", {"title": "Empty"})
+    panel.eval("laikaPanel.emit('sources-changed'), true")
+    panel.wait(
+        "[...document.querySelectorAll('#collection option')].some(o => o.value === 'Empty')",
+        what="the empty collection in the switcher",
+    )
+    panel.eval(
+        "(() => { const s = document.querySelector('#collection'); s.value = 'Empty';"
+        " s.dispatchEvent(new Event('change')); return true; })()"
+    )
+    panel.wait(
+        "document.querySelector('#artifacts-title').textContent === 'Artifacts in Empty'",
+        what="the empty collection's artifacts",
+    )
+    choose(panel, "summary")
+    panel.click("#transform-run")
+    panel.wait(
+        "document.querySelector('#transform-run-box').dataset.state === 'error'",
+        what="the refusal",
+    )
+    said = panel.eval("document.querySelector('#transform-progress').textContent")
+    assert "has no captured sources" in said
+    assert "save pages to it first" in said  # the host's fix, word for word
+    assert not panel.eval("document.querySelector('#transform-run').disabled")
+    assert panel.eval("document.querySelector('#transform-cancel').disabled")
+    assert request(panel, "artifacts.list", {"collection": "Empty"})["artifacts"] == []
+    assert panel.problems() == []
