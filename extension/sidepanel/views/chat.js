@@ -2,13 +2,12 @@
 // then the host-rendered answer (through setSafeHtml) with one chip per citation. A verified
 // chip opens the live page at the quote, or the stored copy when the page lost the words.
 
-import { answerAsMarkdown, chipModel } from "../../lib/citations.js";
+import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
+import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
 import { streamingPreview } from "../stream_text.js";
-
-const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "rejected" };
 
 export function mountChat(app, root) {
   const view = new ChatView(app, root);
@@ -143,10 +142,7 @@ class ChatView {
     if (typeof result.answer_html === "string") setSafeHtml(bubble.answer, result.answer_html);
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
-    const citations = result.citations ?? [];
-    const models = citations.map((citation, index) => chipModel(citation, index));
-    fill(bubble.chips, models.map((model, i) => this.chip(model, citations[i])));
-    bubble.answer.addEventListener("click", (event) => this.markerClick(event, models, citations));
+    attachChips(this.app, { body: bubble.answer, list: bubble.chips, citations: result.citations, from: "chat" });
     const notes = [];
     if (result.status && result.status !== "ok") notes.push(`The model's answer is ${result.status.replaceAll("_", " ")}.`);
     notes.push(...(result.warnings ?? []));
@@ -160,61 +156,6 @@ class ChatView {
         "Copy as Markdown",
       ),
     );
-  }
-
-  chip(model, citation) {
-    const tipId = `tip-${Math.random().toString(36).slice(2)}`;
-    const stateText = model.state === "verified" ? "verified" : `${STATE_TEXT[model.state] ?? model.state}${model.reason ? `: ${model.reason}` : ""}`;
-    return h(
-      "li",
-      { class: "chip-item" },
-      h(
-        "button",
-        {
-          type: "button",
-          class: `chip state-${model.state}`,
-          dataset: { state: model.state, marker: String(model.marker ?? "") },
-          "aria-describedby": tipId,
-          onclick: () => this.openCitation(model, citation),
-        },
-        h("span", { class: "chip-label" }, model.label),
-        h("span", { class: "chip-state" }, model.state === "verified" ? "✓" : "?"),
-      ),
-      h("span", { class: "tip", role: "tooltip", id: tipId }, `“${model.quote}” — ${stateText}`),
-    );
-  }
-
-  markerClick(event, models, citations) {
-    const link = event.target.closest?.("a.citation");
-    if (!link) return;
-    event.preventDefault();
-    const number = Number(/\d+/.exec(link.textContent)?.[0]);
-    const index = models.findIndex((model) => Number(model.marker) === number);
-    if (index >= 0) this.openCitation(models[index], citations[index]);
-  }
-
-  async openCitation(model, citation) {
-    const sourceId = citation.source_id;
-    if (!model.href) {
-      if (!sourceId) return this.app.toast("This citation names no stored source.", "error");
-      const notice = `This citation is ${model.state}${model.reason ? ` (${model.reason})` : ""}: the stored copy is shown.`;
-      return this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
-    }
-    try {
-      this.app.toast("Opening the page at the quote…");
-      const opened = await this.app.request("ext.open_citation", {
-        url: citation.url,
-        locator: model.href,
-        source_id: sourceId,
-        quote: model.quote,
-      });
-      if (opened.opened === "reader" && sourceId) {
-        const notice = "The live page no longer holds these words: this is the stored copy, quote marked.";
-        this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
-      }
-    } catch (error) {
-      this.app.fail(error);
-    }
   }
 
   async copy(result) {
