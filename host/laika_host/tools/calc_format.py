@@ -59,7 +59,7 @@ def _terminating_places(number: Fraction) -> int | None:
 def _exact(number: Fraction, places: int) -> str:
     """Every digit of a terminating decimal; exponent notation only for tiny ones (2^-3000)."""
     text = fixed(number, places)
-    if abs(number) >= _SMALLEST_PLAIN:
+    if number == 0 or abs(number) >= _SMALLEST_PLAIN:
         return text
     return format(Decimal(text), "e")
 

@@ -151,7 +151,7 @@ def _log10(x: Fraction) -> float:
 
 def _show(y: Fraction) -> str:
     """`y` short enough for a message: as written when small, else to 6 digits."""
-    if max(y.numerator.bit_length(), y.denominator.bit_length()) < 40:
+    if y.denominator == 1 and y.numerator.bit_length() < 40:
         return str(y)
     return format(to_decimal(y, 6)[0], "g")
 

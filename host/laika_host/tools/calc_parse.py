@@ -191,9 +191,9 @@ class _Parser:
         self.close(opening)
         low, high = arity
         if not low <= len(arguments) <= (high if high is not None else len(arguments)):
-            wanted = (
-                str(low) if low == high else f"{low} or more" if high is None else f"{low}-{high}"
-            )
+            wanted = f"{low} or more" if high is None else f"{low} to {high}"
+            if low == high:
+                wanted = str(low)
             raise CalculationError(
                 f"{name.text} takes {wanted} argument(s), not {len(arguments)}",
                 f"see {FUNCTIONS[name.text].usage}",
