@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
@@ -18,6 +19,7 @@ from complexity import assert_linear
 from laika_host.errors import RefusedError, native_code
 from laika_host.protocol.tools import CalculateArguments
 from laika_host.tools.calc_bounds import MAX_PRECISION, CalculationError
+from laika_host.tools.calc_functions import CONSTANTS, FUNCTIONS
 from laika_host.tools.calc_parse import parse
 from laika_host.tools.calculate import CalculationResult, calculate, evaluate
 
@@ -219,6 +221,12 @@ def test_precision_bound_is_the_argument_models() -> None:
 def test_precision_pads_an_exact_value() -> None:
     result = calculate("1", 3)
     assert (result.value, result.exact) == ("1.000", True)
+
+
+def test_the_model_facing_docs_list_every_function_and_constant() -> None:
+    docs = " ".join((Path(__file__).resolve().parents[1] / "docs" / "llmcp.md").read_text().split())
+    assert f"the functions `{' '.join(sorted(FUNCTIONS))}`" in docs
+    assert f"the constants `{'`, `'.join(sorted(CONSTANTS, reverse=True))}`" in docs
 
 
 def test_values_beyond_a_float_keep_their_digits() -> None:
