@@ -381,8 +381,20 @@ def test_well_formed_expressions_match_fraction_arithmetic(
 CALCULATOR_CHARACTERS = "0123456789.eE+-*/%^(), \tpiqrtsxlnogabcdmf_[]'\"=!&\u00d7\u03c0"
 
 
+TOKEN_SOUP = st.lists(
+    st.one_of(
+        st.sampled_from([*FUNCTIONS, *CONSTANTS, "x", "(", ")", ",", "+", "-", "*", "/", "//"]),
+        st.sampled_from(["%", "^", "**", "e", "0", "1", "-1", "0.5", "1e999", "1e-999"]),
+        st.integers(-(10**30), 10**30).map(str),
+        st.decimals(allow_nan=False, allow_infinity=False, places=3).map(str),
+    ),
+    max_size=60,
+).map(" ".join)
+"""Tokens the calculator knows, in any order: mostly nonsense, some deep, some huge."""
+
+
 @given(
-    st.one_of(st.text(max_size=300), st.text(CALCULATOR_CHARACTERS, max_size=300)),
+    st.one_of(st.text(max_size=300), st.text(CALCULATOR_CHARACTERS, max_size=300), TOKEN_SOUP),
     st.none() | st.integers(0, MAX_PRECISION),
 )
 def test_any_text_gives_a_result_or_the_one_error(expression: str, precision: int | None) -> None:

@@ -79,16 +79,14 @@ def tokenize(expression: str) -> list[Token]:
 
 def _next_token(text: str, index: int, previous: Token | None) -> tuple[Token, int]:
     char = ALIASES.get(text[index], text[index])
+    if char == "pi":  # the Greek letter
+        return Token("name", "pi", index), index + 1
     if char in DIGITS or (char == "." and _digit_at(text, index + 1)):
         return _number(text, index)
-    if char in NAME_START or char == "pi":
-        return _name(text, index) if char != "pi" else (Token("name", "pi", index), index + 1)
+    if char in NAME_START:
+        return _name(text, index)
     if char in OPERATORS:
-        doubled = char in "*/" and index + 1 < len(text) and text[index + 1] == char
-        spelling = char * 2 if doubled else char
-        return Token("operator", "^" if spelling == "**" else spelling, index), index + len(
-            spelling
-        )
+        return _operator(text, index, char)
     if char in "(),":
         kinds: dict[str, Kind] = {"(": "open", ")": "close", ",": "comma"}
         return Token(kinds[char], char, index), index + 1
@@ -98,6 +96,13 @@ def _next_token(text: str, index: int, previous: Token | None) -> tuple[Token, i
         raise CalculationError("a '.' that starts no number", "write 0.5, not .", index)
     problem, fix = REFUSED.get(char, (f"the character {char!r} is not part of arithmetic", HINT))
     raise CalculationError(problem, fix, index)
+
+
+def _operator(text: str, index: int, char: str) -> tuple[Token, int]:
+    """`//` and `**` are one token each; `**` is read as `^`."""
+    doubled = char in "*/" and index + 1 < len(text) and text[index + 1] == char
+    spelling = char * 2 if doubled else char
+    return Token("operator", "^" if spelling == "**" else spelling, index), index + len(spelling)
 
 
 def _digit_at(text: str, index: int) -> bool:
