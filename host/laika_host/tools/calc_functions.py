@@ -36,10 +36,6 @@ class Function:
     compute: Compute
 
 
-def _domain(problem: str, fix: str, position: int) -> CalculationError:
-    return CalculationError(problem, fix, position)
-
-
 def _decimal_result(result: Decimal, exact: bool, position: int) -> Value:
     rounded, was_exact = to_decimal(Fraction(result))
     return fit(Fraction(rounded), exact and was_exact, position)
@@ -48,7 +44,7 @@ def _decimal_result(result: Decimal, exact: bool, position: int) -> Value:
 def _sqrt(args: Sequence[Value], position: int) -> Value:
     x = args[0]
     if x.number < 0:
-        raise _domain(
+        raise CalculationError(
             "the square root of a negative number", "use sqrt(abs(x)) or check the sign", position
         )
     top, bottom = math.isqrt(x.number.numerator), math.isqrt(x.number.denominator)
@@ -60,7 +56,7 @@ def _sqrt(args: Sequence[Value], position: int) -> Value:
 
 def _log_of(x: Value, position: int, base10: bool) -> tuple[Decimal, bool]:
     if x.number <= 0:
-        raise _domain(
+        raise CalculationError(
             "the logarithm of zero or a negative number", "the argument must be above 0", position
         )
     with localcontext(context(WORKING_DIGITS + 5)) as ctx:
@@ -80,7 +76,9 @@ def _log(args: Sequence[Value], position: int) -> Value:
         return _decimal_result(top, top_exact, position)
     bottom, bottom_exact = _log_of(args[1], position, base10=True)
     if bottom == 0:
-        raise _domain("a logarithm to base 1", "use a positive base other than 1", position)
+        raise CalculationError(
+            "a logarithm to base 1", "use a positive base other than 1", position
+        )
     with localcontext(context(WORKING_DIGITS + 5)) as ctx:
         quotient = top / bottom
         return _decimal_result(
@@ -91,7 +89,7 @@ def _log(args: Sequence[Value], position: int) -> Value:
 def _exp(args: Sequence[Value], position: int) -> Value:
     x = args[0]
     if abs(x.number) > MAX_EXP_ARGUMENT:
-        raise _domain(
+        raise CalculationError(
             f"exp of a number beyond ±{MAX_EXP_ARGUMENT}, outside the range "
             f"10^±{MAX_MAGNITUDE_DIGITS}",
             "use a smaller argument",
@@ -138,7 +136,7 @@ def _series(x: Decimal, start: Decimal, first_index: int) -> Decimal:
 
 def _sin_cos(x: Value, position: int) -> tuple[Decimal, Decimal]:
     if abs(x.number) > MAX_TRIG_ARGUMENT:
-        raise _domain(
+        raise CalculationError(
             "a sine, cosine or tangent of a number beyond 1e30, which has no accurate digits",
             "reduce the angle (in radians) first",
             position,
@@ -168,7 +166,7 @@ def _trig(which: str) -> Compute:
         if which != "tan":
             return _decimal_result(sine if which == "sin" else cosine, False, position)
         if cosine == 0:
-            raise _domain(
+            raise CalculationError(
                 "tan at an odd multiple of pi/2, where it is undefined", "check the angle", position
             )
         with localcontext(context(WORKING_DIGITS + _GUARD)):
@@ -181,7 +179,7 @@ def _round(args: Sequence[Value], position: int) -> Value:
     """round(x) or round(x, places): ties go away from zero (2.5 -> 3), as on paper."""
     x, places = args[0], args[1].number if len(args) > 1 else Fraction(0)
     if places.denominator != 1 or abs(places) > MAX_ROUND_PLACES:
-        raise _domain(
+        raise CalculationError(
             "round's places must be a whole number",
             f"write round(x, n) with n from -{MAX_ROUND_PLACES} to {MAX_ROUND_PLACES}",
             position,
