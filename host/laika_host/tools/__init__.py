@@ -1,1 +1,3 @@
-"""Tools a model may propose (LLMCP `tools`): their executors and the evaluators behind them."""
+"""Trusted local executors of the LLMCP app-level tools (spec 000): what runs once a
+proposed tool call has been validated (`protocol.tools`) and allowed (issue #16's Policy
+Gate, in front of these)."""
