@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -114,7 +115,7 @@ async def propose(
             collection_id=collection_id,
         )
         return CallOutcome(record, error=str(error))
-    rules = [*load_user_rules(policy_file), *session.rules, *await remembered_rules(store)]
+    rules = rule_order(load_user_rules(policy_file), session.rules, await remembered_rules(store))
     decision = gate_decide(call, context, rules)
     record = await _record(
         store,
@@ -129,6 +130,14 @@ async def propose(
     if decision.decision != "allow":
         return CallOutcome(record)
     return await _run(store, record, arguments, options or ExecuteOptions())
+
+
+def rule_order(
+    user: Sequence[Rule], session: Sequence[Rule], remembered: Sequence[Rule]
+) -> list[Rule]:
+    """The caller's rules as the gate reads them, between its guards and its defaults: the
+    user's file, then this session's choices, then those remembered always."""
+    return [*user, *session, *remembered]
 
 
 async def decide(
