@@ -67,7 +67,9 @@ def call(name: str, arguments: str, as_json: bool) -> None:
     async def work(store: Any) -> CallOutcome:
         outcome = await propose(store, proposal, GateContext(origin="user"))
         if outcome.approval_id is not None and _can_prompt():
-            approve = click.confirm(f"run {name}? ({outcome.call.reason})", default=False)
+            echo(f"{name} with these arguments:")
+            print_json(outcome.call.arguments)
+            approve = click.confirm(f"run it? ({outcome.call.reason})", default=False)
             outcome = await decide(store, outcome.approval_id, approve)
         return outcome
 
