@@ -125,6 +125,12 @@ def test_a_user_rule_in_policy_json_decides() -> None:
     assert done.returncode == 2
     assert str(home / POLICY_FILE) in done.stderr
     assert "rules.0.decision" in done.stderr
+    refused = _calls()[0]
+    assert (refused["tool"], refused["status"], refused["rule_id"]) == (
+        "search",
+        "denied",
+        "boundary.policy_file",
+    )
 
 
 def test_arguments_that_are_not_json_are_refused() -> None:

@@ -30,7 +30,7 @@ from ..store.tool_calls import Proposed, ToolCallRecord
 from ..store.tool_rules import RememberedRule
 from .policy import Condition, Decision, GateContext, Proposal, Rule
 from .policy import decide as gate_decide
-from .policy_file import load_user_rules
+from .policy_file import PolicyFileError, load_user_rules
 from .registry import ExecuteOptions, executor, validate
 
 log = logging.getLogger("laika.tools")
@@ -115,7 +115,20 @@ async def propose(
             collection_id=collection_id,
         )
         return CallOutcome(record, error=str(error))
-    rules = rule_order(load_user_rules(policy_file), session.rules, await remembered_rules(store))
+    try:
+        user_rules = load_user_rules(policy_file)
+    except PolicyFileError as error:  # on record as denied, then the error names the file
+        refused = Decision(decision="deny", rule_id="boundary.policy_file", reason=str(error))
+        await _record(
+            store,
+            call,
+            context=context,
+            decision=refused,
+            chat_event_id=chat_event_id,
+            collection_id=collection_id,
+        )
+        raise
+    rules = rule_order(user_rules, session.rules, await remembered_rules(store))
     decision = gate_decide(call, context, rules)
     record = await _record(
         store,
