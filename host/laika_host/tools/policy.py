@@ -134,12 +134,11 @@ def _with_override(rule: Rule, context: GateContext) -> Decision:
 
 def matches(condition: Condition, proposal: Proposal, context: GateContext) -> bool:
     """Whether `condition` holds for this call in this context."""
-    leaves = (
-        _leaf_tool(condition, proposal),
-        _leaf_urls(condition, proposal),
-        _leaf_context(condition, proposal, context),
-    )
-    if not all(leaves):
+    if not (
+        _leaf_tool(condition, proposal)
+        and _leaf_urls(condition, proposal)
+        and _leaf_context(condition, proposal, context)
+    ):
         return False
     if condition.any_of is not None and not any(
         matches(c, proposal, context) for c in condition.any_of
