@@ -127,3 +127,19 @@ def test_tool_executors_run_what_the_service_layer_runs() -> None:
 def test_the_service_layer_knows_none_of_its_callers() -> None:
     callers = ("laika_host.cli", "laika_host.native", "laika_host.demo", "laika_host.tools")
     assert violations("laika_host.service", callers) == []
+
+
+def test_the_policy_gate_decides_from_its_inputs_alone() -> None:
+    """The gate's decision and the registry it reads touch no store, service, model or
+    transport: `decide` is a pure function, and the prompt builder may read the registry."""
+    pure = (
+        "laika_host.tools.policy",
+        "laika_host.tools.policy_rules",
+        "laika_host.tools.fields",
+        "laika_host.tools.registry",
+    )
+    forbidden = tuple(
+        f"laika_host.{p}" for p in ("store", "service", "llm", "agent", "native", "cli")
+    )
+    for module in pure:
+        assert violations(module, forbidden) == []

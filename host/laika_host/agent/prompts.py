@@ -1,8 +1,10 @@
 """Prompts, generated from the protocol models rather than written by hand.
 
 The JSON-mode system prompt embeds the answer schema (the `assistant` and `citations` part of
-the LLMCP response, taken from the pydantic models) and the tool list from the tool registry:
-only tools that exist are offered (none yet: the model is told not to call any). It states
+the LLMCP response, taken from the pydantic models) and the tool list, generated from the
+tool registry (`tools.registry.prompt_tool_list`) for the tools offered in the turn: only
+tools that exist and are gated are offered (none by default: the model is told not to call
+any). It states
 the untrusted-content rule, the citation rule, and what to do when the sources do not
 support an answer. The same schema is sent as `response_format` where the provider enforces
 it, which is what makes small local models return parseable JSON. A provider configured with
@@ -13,13 +15,16 @@ then each quote on its own line as `> "exact words" (doc_id)`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, Literal
 
 from ..protocol.citations import Citation
+from ..tools.registry import prompt_tool_list
 
 Task = Literal["web.answer", "web.summarize", "web.extract"]
-AVAILABLE_TOOLS: tuple[str, ...] = ()  # the tool registry (issue 8) adds executors here
+AVAILABLE_TOOLS: tuple[str, ...] = ()
+"""Tools offered in a turn when the caller names none (the chat loop offers them per turn)."""
 CITED_FIELDS = ("doc_id", "source_id", "quote")
 
 TASK_GUIDANCE: dict[str, str] = {
@@ -87,13 +92,18 @@ def response_format() -> dict[str, Any]:
     }
 
 
-def _tool_rule() -> str:
-    if not AVAILABLE_TOOLS:
+def tool_rule(tools: Sequence[str]) -> str:
+    """The prompt's tool rule: none, or the registry's list of the offered tools."""
+    if not tools:
         return "No tools are available in this conversation: do not emit tool_calls."
-    return "You may propose only these tools: " + ", ".join(AVAILABLE_TOOLS) + "."
+    return (
+        "You may propose only these tools, as tool_calls items {name, arguments}; a request "
+        "that none of them fits is declined in your answer, never improvised:\n"
+        + prompt_tool_list(tools)
+    )
 
 
-def system_prompt(task: Task) -> str:
+def system_prompt(task: Task, tools: Sequence[str] = AVAILABLE_TOOLS) -> str:
     """JSON mode: the reply is one JSON object following the schema below."""
     schema = json.dumps(answer_schema(), separators=(",", ":"))
     return "\n\n".join(
@@ -102,7 +112,7 @@ def system_prompt(task: Task) -> str:
             "no prose around it, matching this JSON Schema:",
             schema,
             TASK_GUIDANCE[task],
-            RULES.format(tools=_tool_rule()),
+            RULES.format(tools=tool_rule(tools)),
         ]
     )
 
@@ -119,9 +129,10 @@ def markdown_prompt(task: Task) -> str:
     )
 
 
-def prompt_for(task: Task, *, markdown_mode: bool) -> str:
-    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON."""
-    return markdown_prompt(task) if markdown_mode else system_prompt(task)
+def prompt_for(task: Task, *, markdown_mode: bool, tools: Sequence[str] = AVAILABLE_TOOLS) -> str:
+    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON
+    (Markdown mode offers no tools)."""
+    return markdown_prompt(task) if markdown_mode else system_prompt(task, tools)
 
 
 def user_prompt(question: str, documents: list[dict[str, Any]], note: str | None) -> str:

@@ -8,6 +8,7 @@ from .. import __version__
 from ._errors import LaikaGroup
 
 COMMANDS = {
+    "approvals": "laika_host.cli.approvals:approvals",
     "ask": "laika_host.cli.ask:ask",
     "artifacts": "laika_host.cli.artifacts:artifacts",
     "capture": "laika_host.cli.capture:capture",
@@ -27,6 +28,7 @@ COMMANDS = {
     "search": "laika_host.cli.search:search",
     "sources": "laika_host.cli.sources:sources",
     "summarize": "laika_host.cli.ask:summarize",
+    "tools": "laika_host.cli.tools:tools",
     "transform": "laika_host.cli.transform:transform",
     "uninstall": "laika_host.cli.install:uninstall",
     "validate": "laika_host.cli.validate:validate",

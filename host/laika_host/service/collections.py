@@ -16,9 +16,11 @@ async def get_collection(store: Store, collection: str) -> Collection:
     return await store.collections.get(collection)
 
 
-async def create_collection(store: Store, title: str) -> Collection:
+async def create_collection(
+    store: Store, title: str, *, tags: list[str] | None = None
+) -> Collection:
     """A new collection; ConflictError when the title (ignoring case) is taken."""
-    return await store.collections.create(title)
+    return await store.collections.create(title, tags)
 
 
 async def rename_collection(store: Store, collection: str, title: str) -> Collection:

@@ -5,7 +5,8 @@
         hits = await store.search.query("solar panels")
 
 Repositories, one module each: `collections`, `sources`, `jobs` (capture queue), `chat`,
-`artifacts`, `runs` (LLM runs), `search` (FTS5). `_db` holds the connection and the retried
+`artifacts`, `runs` (LLM runs), `search` (FTS5), `tool_calls` (the Policy Gate's audit
+trail), `tool_rules` (remembered decisions). `_db` holds the connection and the retried
 write transactions; `migrations` the numbered schema steps.
 """
 

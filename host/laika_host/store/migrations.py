@@ -20,6 +20,7 @@ from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_artifact_runs import SCHEMA_ARTIFACT_RUNS
+from .schema_tool_calls import SCHEMA_TOOL_CALLS
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
 from .sqlite_errors import damaged_error
@@ -76,12 +77,20 @@ async def m005_artifact_runs(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
+async def m006_tool_calls(connection: aiosqlite.Connection) -> None:
+    """The Policy Gate's audit trail (every proposed tool call, its decision and result) and
+    the decisions a user asked to remember."""
+    for statement in _statements(SCHEMA_TOOL_CALLS):
+        await connection.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
     m003_application_id,
     m004_title_keys,
     m005_artifact_runs,
+    m006_tool_calls,
 ]
 
 

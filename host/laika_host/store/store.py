@@ -18,6 +18,8 @@ from .migrations import migrate, schema_version
 from .runs import Runs
 from .search import Search
 from .sources import Sources
+from .tool_calls import ToolCalls
+from .tool_rules import ToolRules
 
 DB_FILE_NAME = "laika.db"
 
@@ -39,6 +41,8 @@ class Store:
         self.artifact_runs = ArtifactRuns(database)
         self.runs = Runs(database)
         self.search = Search(database)
+        self.tool_calls = ToolCalls(database)
+        self.tool_rules = ToolRules(database)
 
     @property
     def path(self) -> Path:
