@@ -70,6 +70,8 @@ class ItemSink:
         self.items: list[CheckedItem] = []
         self.stage = "pending"
         self.capped = False
+        self.resume: dict[str, JsonValue] = {}
+        """Kept in the artifact's progress: what a later run continues from (staged types)."""
         self._saved_at = 0.0
         self._saved = 0  # items already in the artifact
         self._indexes = SourceIndexes()
@@ -99,7 +101,12 @@ class ItemSink:
 
     def state(self) -> dict[str, JsonValue]:
         verified = sum(item.verified for item in self.items)
-        return {"stage": self.stage, "items": len(self.items), "verified": verified}
+        state: dict[str, JsonValue] = {
+            "stage": self.stage,
+            "items": len(self.items),
+            "verified": verified,
+        }
+        return state | self.resume
 
     async def save(self) -> None:
         """Append the items made since the last save (and the progress) to the artifact. A

@@ -1,0 +1,119 @@
+"""Who answers each phase: the model (NDJSON streams through `ModelContext.phase`) or the
+offline heuristics. Both yield the phase's pydantic chunks, so everything after (memo,
+buffering, caps, notes) is one code path.
+
+After each stream `complete` says whether it ended cleanly (a block it did not mention is
+then settled); a broken stream (`stopped`) ends the model's part of the run: what came is
+kept and a later run continues from it. A model that gives nothing usable before anything
+was kept fails the run with the reason, like every type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing
+from typing import TypeVar
+
+from ..items import Item
+from ..model_run import ModelContext, ModelFailedError
+from . import offline, prompts
+from .blocks import Block
+from .models import ContentRewordingChunk, IntegrationDecisionChunk, KnowledgeClassificationChunk
+from .notebook import Notebook, Statement
+
+T = TypeVar("T", bound=Item)
+CUT = "max_tokens"  # a reply cut at max_tokens: the rest of the batch is asked next run
+TOKENS_PER_LINE = {"classify": 70, "reword": 110, "integrate": 110}
+MAX_BATCH_CHARS = 6000
+
+
+class Runtime:
+    """The offline runtime: every phase answered by `offline.py`, all blocks at once."""
+
+    complete = True
+    stopped = False
+    one_by_one = True
+    """Each block's decision is made against the notes with the blocks before it applied."""
+
+    def per_batch(self, _phase: str) -> int:
+        return 1_000_000
+
+    async def classify(self, batch: list[Block]) -> AsyncIterator[KnowledgeClassificationChunk]:
+        for block in batch:
+            yield offline.classify(block)
+
+    async def reword(self, batch: list[Block]) -> AsyncIterator[ContentRewordingChunk]:
+        for block in batch:
+            for chunk in offline.reword(block):
+                yield chunk
+
+    async def integrate(
+        self, batch: list[tuple[Block, list[Statement]]], book: Notebook, page: str
+    ) -> AsyncIterator[IntegrationDecisionChunk]:
+        """One block at a time against the notes as they are when it comes (the pipeline
+        applies each block's decisions before asking for the next)."""
+        for block, _statements in batch:
+            before = bool(book.of_block(block.id))
+            yield offline.integrate(block, before, book, page, offline.topic(block))
+
+
+class ModelRuntime(Runtime):
+    def __init__(self, context: ModelContext, kept_before: bool) -> None:
+        self.context = context
+        self.one_by_one = False
+        self.anything = kept_before  # something to keep if the model fails now
+
+    def per_batch(self, phase: str) -> int:
+        return max(1, self.context.max_tokens // TOKENS_PER_LINE[phase])
+
+    async def classify(self, batch: list[Block]) -> AsyncIterator[KnowledgeClassificationChunk]:
+        system, user = prompts.classify(batch)
+        async for chunk in self._stream(KnowledgeClassificationChunk, system, user, "classify"):
+            yield chunk
+
+    async def reword(self, batch: list[Block]) -> AsyncIterator[ContentRewordingChunk]:
+        system, user = prompts.reword(batch)
+        async for chunk in self._stream(ContentRewordingChunk, system, user, "reword"):
+            yield chunk
+
+    async def integrate(
+        self, batch: list[tuple[Block, list[Statement]]], book: Notebook, page: str
+    ) -> AsyncIterator[IntegrationDecisionChunk]:
+        system, user = prompts.integrate(batch, page, book.outline())
+        async for chunk in self._stream(IntegrationDecisionChunk, system, user, "integrate"):
+            yield chunk
+
+    async def _stream(self, model: type[T], system: str, user: str, phase: str) -> AsyncIterator[T]:
+        self.complete = False
+        context = self.context
+        try:
+            async with aclosing(context.phase(model, system, user, phase=phase)) as items:
+                async for item in items:
+                    self.anything = True
+                    yield item
+        except ModelFailedError as failure:
+            if not self.anything:
+                raise
+            self.stopped = True
+            context.partial = True
+            context.warnings.append(f"{phase}: {failure}; the results so far are kept")
+            return
+        problem = context.problem
+        self.complete = problem is None
+        if problem is not None and CUT not in problem:
+            self.stopped = True  # the connection broke: continue in a later run
+
+
+def batches(blocks: list[Block], size: int) -> Iterator[list[Block]]:
+    """Consecutive batches of at most `size` blocks and `MAX_BATCH_CHARS` characters."""
+    batch: list[Block] = []
+    chars = 0
+    for block in blocks:
+        length = len(block.shown())
+        if batch and (len(batch) >= size or chars + length > MAX_BATCH_CHARS):
+            yield batch
+            batch, chars = [], 0
+        batch.append(block)
+        chars += length
+    if batch:
+        yield batch
