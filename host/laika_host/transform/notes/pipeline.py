@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..corpus import Corpus
 from ..items import Cited, Note
+from ..model_run import ModelFailedError
 from ..staged import StagedRun
 from . import offline
 from .blocks import Block, corpus_blocks
@@ -183,6 +184,8 @@ async def run_notes(run: StagedRun) -> None:
             break
     run.corpus.notes.extend(pipeline.warnings())
     await pipeline.emit()
+    if runtime.stopped:
+        raise ModelFailedError(runtime.reason)  # failed, not reused: the next run continues
 
 
 def offline_notes(corpus: Corpus, _config: object) -> list[Note]:

@@ -32,6 +32,7 @@ class Runtime:
 
     complete = True
     stopped = False
+    reason = ""
     one_by_one = True
     """Each block's decision is made against the notes with the blocks before it applied."""
 
@@ -93,15 +94,26 @@ class ModelRuntime(Runtime):
                     yield item
         except ModelFailedError as failure:
             if not self.anything:
-                raise
-            self.stopped = True
+                raise  # nothing at all to keep: the run fails with the reason and the fix
             context.partial = True
-            context.warnings.append(f"{phase}: {failure}; the results so far are kept")
+            if context.problem is None:  # a reply with no valid line: this batch only
+                context.warnings.append(f"{phase}: {failure}")
+                return
+            self._stop(phase, context.problem)
             return
         problem = context.problem
         self.complete = problem is None
         if problem is not None and CUT not in problem:
-            self.stopped = True  # the connection broke: continue in a later run
+            self._stop(phase, problem)
+
+    def _stop(self, phase: str, problem: str) -> None:
+        """The connection broke: no more requests; what came is kept for the next run."""
+        self.stopped = True
+        self.reason = (
+            f"{self.context.provider.id} gave no usable reply past a break in the {phase} "
+            f"phase ({problem}); what came before is kept and the next run continues from "
+            "it. Run it again, or use --provider offline"
+        )
 
 
 def batches(blocks: list[Block], size: int) -> Iterator[list[Block]]:
