@@ -36,8 +36,8 @@ class Entry:
     def to_json(self) -> dict[str, JsonValue]:
         data: dict[str, JsonValue] = {}
         if self.knowledge is not None:
-            data |= {"k": self.knowledge, "c": round(self.confidence, 3), "r": self.reason[:200]}
-        if self.statements is not None:
+            data |= {"k": self.knowledge, "c": round(self.confidence, 3), "r": self.reason[:80]}
+        if self.statements is not None and not self.integrated:  # once in the notes: there
             data["s"] = [_statement_json(s) for s in self.statements]
         if self.integrated:
             data["i"] = True
@@ -65,9 +65,11 @@ class Memo:
         self.entries = {key: e for key, e in self.entries.items() if key in current}
 
     def to_json(self, based: bool) -> dict[str, JsonValue]:
-        entries: dict[str, JsonValue] = {
-            key: entry.to_json() for key, entry in self.entries.items() if entry.to_json()
-        }
+        entries: dict[str, JsonValue] = {}
+        for key, entry in self.entries.items():
+            data = entry.to_json()
+            if data:
+                entries[key] = data
         return {"provider": self.provider, "based": based, "blocks": entries}
 
     @classmethod
@@ -87,7 +89,9 @@ def _entry(key: str, raw: dict[str, Any]) -> Entry:
         entry.knowledge = raw["k"]
         entry.confidence = float(raw.get("c") or 0.0)
         entry.reason = str(raw.get("r") or "")
-    if isinstance(raw.get("s"), list):
+    if entry.integrated:
+        entry.statements = []  # its statements are in the notes
+    elif isinstance(raw.get("s"), list):
         entry.statements = [s for s in (_statement(key, r) for r in raw["s"]) if s is not None]
     return entry
 

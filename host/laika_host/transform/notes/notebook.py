@@ -33,27 +33,29 @@ class Statement:
     text: str
     block: str  # the block key: `<source id>#<index>@<digest>`
     citations: list[Cited]
+    id: str = field(init=False)
+    key: str = field(init=False)  # what two statements that say the same share
+
+    def __post_init__(self) -> None:
+        self.key = norm(self.text)
+        self.id = "st-" + _hash(self.block_id + "\n" + self.key)
 
     @property
     def block_id(self) -> str:
         return self.block.split("@", 1)[0]
-
-    @property
-    def id(self) -> str:
-        return "st-" + _hash(self.block_id + "\n" + norm(self.text))
 
 
 @dataclass
 class Section:
     title: str
     statements: list[Statement] = field(default_factory=list)
+    id: str = field(init=False)
 
-    @property
-    def id(self) -> str:
-        return section_id(self.title)
+    def __post_init__(self) -> None:
+        self.id = section_id(self.title)
 
     def holds(self, statement: Statement) -> bool:
-        return any(norm(s.text) == norm(statement.text) for s in self.statements)
+        return any(s.key == statement.key for s in self.statements)
 
 
 def section_id(title: str) -> str:

@@ -24,6 +24,7 @@ from .models import ContentRewordingChunk, IntegrationDecisionChunk, KnowledgeCl
 from .notebook import UNFILED, Notebook
 
 MAX_STATEMENTS = 3
+"""A model's statements kept per block; the heuristic writes one (its best sentence)."""
 FIRST_PERSON = frozenset(
     "i i'm i've i'd i'll me my mine we we're we've we'll our ours us".split()  # noqa: SIM905
 )
@@ -108,8 +109,11 @@ def trimmed(sentence: str) -> str:
 
 
 def reword(block: Block) -> Iterator[ContentRewordingChunk]:
-    kept = [s for s in block.sentences if signals(s)[0] > 0][:MAX_STATEMENTS]
-    for sentence in kept:
+    """The block's strongest knowledge sentence (the first of equals) as its statement."""
+    scored = [(signals(s)[0], -n, s) for n, s in enumerate(block.sentences)]
+    best = max(scored, default=None)
+    if best is not None and best[0] > 0:
+        sentence = best[2]
         yield ContentRewordingChunk(
             block_id=block.id,
             reworded_content=trimmed(sentence),

@@ -9,9 +9,12 @@ each verified like any item; a run the model cut short ends with what it has (`p
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..corpus import Corpus
 from ..items import Cited, Note
 from ..model_run import ModelFailedError
+from ..sink import MAX_ITEMS
 from ..staged import StagedRun
 from . import offline
 from .blocks import Block, corpus_blocks
@@ -35,12 +38,15 @@ class Pipeline:
         self.by_id = {block.id: block for block in self.blocks}
         self.page = run.corpus.title
         self.unknown = 0
-        self.over_cap = self.elsewhere = 0
+        self.over_cap = self.elsewhere = self.waiting = 0
         memo.keep_only(self.blocks)
 
     async def checkpoint(self, *, based: bool = False) -> None:
         self.run.sink.resume = {"notes": self.memo.to_json(based)}
         await self.run.sink.save()
+
+    def batches(self, pending: list[Block], phase: str) -> Iterator[list[Block]]:
+        return batches(pending, self.runtime.per_batch(phase), self.runtime.max_chars)
 
     def stage(self, phase: str, count: int) -> None:
         self.run.sink.progress("generating", phase=phase, blocks=count)
@@ -48,7 +54,7 @@ class Pipeline:
     async def classify(self) -> None:
         pending = [b for b in self.blocks if self.memo.entry(b).knowledge is None]
         self.stage("classify", len(pending))
-        for batch in batches(pending, self.runtime.per_batch("classify")):
+        for batch in self.batches(pending, "classify"):
             asked = {block.id: block for block in batch}
             async for chunk in self.runtime.classify(batch):
                 block = asked.get(chunk.block_id)
@@ -74,7 +80,7 @@ class Pipeline:
             if self.memo.entry(b).knowledge and self.memo.entry(b).statements is None
         ]
         self.stage("reword", len(pending))
-        for batch in batches(pending, self.runtime.per_batch("reword")):
+        for batch in self.batches(pending, "reword"):
             asked = {block.id: block for block in batch}
             async for chunk in self.runtime.reword(batch):
                 block = asked.get(chunk.block_id)
@@ -97,7 +103,7 @@ class Pipeline:
             if self.memo.entry(b).statements and not self.memo.entry(b).integrated
         ]
         self.stage("integrate", len(pending))
-        for batch in batches(pending, self.runtime.per_batch("integrate")):
+        for batch in self.batches(pending, "integrate"):
             await self._integrate(batch)
             await self.checkpoint()
             if self.runtime.stopped:
@@ -131,12 +137,20 @@ class Pipeline:
             return
         entry = self.memo.entry(block)
         statements = entry.statements or []
+        if len(self.book) + len(statements) > MAX_ITEMS:
+            self.waiting += 1  # stays pending: nothing is dropped, the user is told
+            return
         apply_block(self.book, statements, decisions, topic(block), again=block.id in applied)
         applied.add(block.id)
         entry.integrated = True
 
     def warnings(self) -> list[str]:
         found = DecisionBuffer(self.page, over_cap=self.over_cap, elsewhere=self.elsewhere).notes()
+        if self.waiting:
+            found.append(
+                f"the notes are full ({MAX_ITEMS} statements): {self.waiting} block(s) wait "
+                "to be integrated; split the collection to note them"
+            )
         if self.unknown:
             found.append(
                 f"{self.unknown} line(s) named a block that was not asked about and were skipped"

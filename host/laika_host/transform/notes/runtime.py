@@ -36,8 +36,10 @@ class Runtime:
     one_by_one = True
     """Each block's decision is made against the notes with the blocks before it applied."""
 
+    max_chars = 1 << 62  # the heuristics take every block in one batch
+
     def per_batch(self, _phase: str) -> int:
-        return 1_000_000
+        return 1 << 62
 
     async def classify(self, batch: list[Block]) -> AsyncIterator[KnowledgeClassificationChunk]:
         for block in batch:
@@ -62,6 +64,7 @@ class ModelRuntime(Runtime):
     def __init__(self, context: ModelContext, kept_before: bool) -> None:
         self.context = context
         self.one_by_one = False
+        self.max_chars = MAX_BATCH_CHARS
         self.anything = kept_before  # something to keep if the model fails now
 
     def per_batch(self, phase: str) -> int:
@@ -116,13 +119,13 @@ class ModelRuntime(Runtime):
         )
 
 
-def batches(blocks: list[Block], size: int) -> Iterator[list[Block]]:
-    """Consecutive batches of at most `size` blocks and `MAX_BATCH_CHARS` characters."""
+def batches(blocks: list[Block], size: int, max_chars: int) -> Iterator[list[Block]]:
+    """Consecutive batches of at most `size` blocks and `max_chars` characters."""
     batch: list[Block] = []
     chars = 0
     for block in blocks:
         length = len(block.shown())
-        if batch and (len(batch) >= size or chars + length > MAX_BATCH_CHARS):
+        if batch and (len(batch) >= size or chars + length > max_chars):
             yield batch
             batch, chars = [], 0
         batch.append(block)
