@@ -112,15 +112,21 @@ def decision(block: Block, action: str, title: str | None, page: str = "Demo") -
     }
 
 
-def asked_ids(server: ProviderServer, phase: str) -> list[str]:
-    """The block ids each request of `phase` showed the model, in order."""
+def asked_ids(server: ProviderServer, phase: str, blocks: list[Block]) -> list[str]:
+    """The blocks each request of `phase` showed the model (under short ids), in order."""
     marker = {"classify": "Classify these", "reword": "Reword these"}[phase]
+    by_text = {block.shown(): block.id for block in blocks}
     found = []
     for received in server.received:
         user = received.body["messages"][1]["content"]
         if user.startswith(marker):
-            found += re.findall(r"^Block ID: (\S+)$", user, flags=re.MULTILINE)
+            found += [by_text[t] for t in re.findall(r"Content: (.*)$", user, flags=re.MULTILINE)]
     return found
+
+
+def alias(row: dict[str, Any], key: str, short: str) -> dict[str, Any]:
+    """The row as a model writes it: the block under the short id it was shown."""
+    return {**row, key: short}
 
 
 # --- offline ------------------------------------------------------------------------------
@@ -173,6 +179,9 @@ def test_adding_a_source_integrates_its_notes_without_duplicating_any(tmp_path: 
 # --- with a model --------------------------------------------------------------------------
 
 
+ID = "knowledge_block_id"
+
+
 def test_a_block_gets_at_most_two_decisions_per_page_applied(tmp_path: Path) -> None:
     db = tmp_path / "laika.db"
     seed(db, demo_pages())
@@ -180,15 +189,17 @@ def test_a_block_gets_at_most_two_decisions_per_page_applied(tmp_path: Path) -> 
     one, two = blocks[0], blocks[5]
     server = ProviderServer(
         [
-            Reply(chunks=ndjson([classified(one), classified(two)])),
-            Reply(chunks=ndjson([reworded(one), reworded(two, cite=False)])),
+            Reply(chunks=ndjson([classified(one), alias(classified(two), "block_id", "b6")])),
+            Reply(
+                chunks=ndjson([reworded(one), alias(reworded(two, cite=False), "block_id", "B2")])
+            ),
             Reply(
                 chunks=ndjson(
                     [
                         decision(one, "add_section", "First home"),
-                        decision(one, "add_section", "Second home"),
+                        alias(decision(one, "add_section", "Second home"), ID, "b1"),
                         decision(one, "add_section", "Third home"),
-                        decision(two, "add_section", "Elsewhere", page="Another page"),
+                        alias(decision(two, "add_section", "Elsewhere", "Another page"), ID, "b2"),
                     ]
                 )
             ),
@@ -209,6 +220,8 @@ def test_a_block_gets_at_most_two_decisions_per_page_applied(tmp_path: Path) -> 
     assert any("1 integration decision(s) beyond 2" in w for w in result["warnings"])
     assert any("named a page other than" in w for w in result["warnings"])
     assert len(server.received) == 3
+    shown = server.received[0].body["messages"][1]["content"]
+    assert f"Block ID: b6\nContent: {two.shown()}" in shown  # short ids, mapped back
     assert_safe(artifact["content_markdown"])
 
 
@@ -250,12 +263,12 @@ def test_a_broken_stream_keeps_its_results_and_the_next_run_continues(tmp_path: 
     artifact = result["artifact"]
     assert result["status"] == "completed", artifact["error"]
     assert len(second.received) == 2  # no classify request: every block was classified
-    assert asked_ids(second, "classify") == []
-    assert asked_ids(second, "reword") == [b.id for b in rest]
-    classify = asked_ids(first, "classify") + asked_ids(second, "classify")
+    assert asked_ids(second, "classify", blocks) == []
+    assert asked_ids(second, "reword", blocks) == [b.id for b in rest]
+    classify = asked_ids(first, "classify", blocks) + asked_ids(second, "classify", blocks)
     assert sorted(classify) == sorted(b.id for b in blocks)  # each block classified once
     answered = {b.id for b in done}
-    assert not answered & set(asked_ids(second, "reword"))  # what came is not asked again
+    assert not answered & set(asked_ids(second, "reword", blocks))  # what came: not asked again
     assert sorted(text for _, text in statements(artifact)) == sorted(
         b.sentences[0] for b in blocks
     )

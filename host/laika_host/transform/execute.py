@@ -140,7 +140,8 @@ async def _produce(plan: Plan, sink: ItemSink, state: _State) -> None:
     )
     context.warnings, context.usage = state.warnings, state.usage  # kept if it fails
     try:
-        if plan.spec.staged is not None:
+        if plan.spec.staged is not None:  # it reads every block itself: no pack, no note
+            sink.sources, state.pack = packed(plan.corpus.sources), None
             run = StagedRun(plan.corpus, plan.config, sink, plan.provider_label, context)
             await plan.spec.staged(run)
         else:

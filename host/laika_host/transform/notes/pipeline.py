@@ -157,6 +157,12 @@ class Pipeline:
             )
         return found
 
+    def why_empty(self) -> str:
+        entries = [self.memo.entry(block) for block in self.blocks]
+        if not any(entry.knowledge for entry in entries):
+            return "it found no lasting knowledge in any block"
+        return "it wrote no valid statement for the blocks it found knowledge in"
+
     async def emit(self) -> None:
         """The notes as the artifact's items (each verified by the sink)."""
         for note in self.book.notes():
@@ -200,6 +206,11 @@ async def run_notes(run: StagedRun) -> None:
     await pipeline.emit()
     if runtime.stopped:
         raise ModelFailedError(runtime.reason)  # failed, not reused: the next run continues
+    if run.model is not None and not len(pipeline.book):
+        raise ModelFailedError(
+            f"{run.model.provider.id} gave no usable knowledge note ({pipeline.why_empty()}). "
+            "Run it again, try a larger model, or use --provider offline (always available)"
+        )
 
 
 def offline_notes(corpus: Corpus, _config: object) -> list[Note]:

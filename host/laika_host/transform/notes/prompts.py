@@ -45,26 +45,32 @@ def system(task: str, item: type[Item]) -> str:
     return task + "\n\n" + RULES.format(schema=schema)
 
 
-def classify(blocks: list[Block]) -> tuple[str, str]:
-    shown = "\n\n".join(f"Block ID: {b.id}\nContent: {b.shown()}" for b in blocks)
+Aliased = list[tuple[str, Block]]
+"""Blocks under the short ids a request shows them with (`b1`, `b2`, ...): a small model
+copies `b2` faithfully where it garbles `src_3f9a...#2`."""
+
+
+def classify(blocks: Aliased) -> tuple[str, str]:
+    shown = "\n\n".join(f"Block ID: {alias}\nContent: {b.shown()}" for alias, b in blocks)
     return system(CLASSIFY, KnowledgeClassificationChunk), "Classify these blocks:\n\n" + shown
 
 
-def reword(blocks: list[Block]) -> tuple[str, str]:
+def reword(blocks: Aliased) -> tuple[str, str]:
     shown = "\n\n".join(
-        f"Block ID: {b.id}\nsource_id: {b.source_id}\nOriginal Content: {b.shown()}" for b in blocks
+        f"Block ID: {alias}\nsource_id: {b.source_id}\nOriginal Content: {b.shown()}"
+        for alias, b in blocks
     )
     return system(REWORD, ContentRewordingChunk), "Reword these knowledge blocks:\n\n" + shown
 
 
 def integrate(
-    pending: list[tuple[Block, list[Statement]]], page: str, outline: str
+    pending: list[tuple[str, Block, list[Statement]]], page: str, outline: str
 ) -> tuple[str, str]:
     shown = "\n\n".join(
-        f"Knowledge Block ID: {block.id}\nContent: "
+        f"Knowledge Block ID: {alias}\nContent: "
         + " ".join(s.text for s in statements)[:1500]
         + f"\nOriginal Context: {block.heading}"
-        for block, statements in pending
+        for alias, block, statements in pending
     )
     user = (
         "Decide integration for these knowledge blocks:\n\n"

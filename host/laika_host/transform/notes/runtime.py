@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
 from typing import TypeVar
 
+from ...agent.flows import context_window
 from ..items import Item
 from ..model_run import ModelContext, ModelFailedError
 from . import offline, prompts
@@ -25,6 +26,9 @@ T = TypeVar("T", bound=Item)
 CUT = "max_tokens"  # a reply cut at max_tokens: the rest of the batch is asked next run
 TOKENS_PER_LINE = {"classify": 70, "reword": 110, "integrate": 110}
 MAX_BATCH_CHARS = 6000
+MIN_BATCH_CHARS = 600
+PROMPT_TOKENS = 700  # the phase's instructions and schema, and a margin
+CHARS_PER_TOKEN = 3  # on the low side for prose: a batch errs on fitting
 
 
 class Runtime:
@@ -64,28 +68,34 @@ class ModelRuntime(Runtime):
     def __init__(self, context: ModelContext, kept_before: bool) -> None:
         self.context = context
         self.one_by_one = False
-        self.max_chars = MAX_BATCH_CHARS
         self.anything = kept_before  # something to keep if the model fails now
+        spare = context_window(context.provider) - context.max_tokens - PROMPT_TOKENS
+        self.max_chars = max(MIN_BATCH_CHARS, min(MAX_BATCH_CHARS, spare * CHARS_PER_TOKEN))
 
     def per_batch(self, phase: str) -> int:
         return max(1, self.context.max_tokens // TOKENS_PER_LINE[phase])
 
     async def classify(self, batch: list[Block]) -> AsyncIterator[KnowledgeClassificationChunk]:
-        system, user = prompts.classify(batch)
+        aliases = _aliases(batch)
+        system, user = prompts.classify(list(aliases.items()))
         async for chunk in self._stream(KnowledgeClassificationChunk, system, user, "classify"):
-            yield chunk
+            yield chunk.model_copy(update={"block_id": _real(aliases, chunk.block_id)})
 
     async def reword(self, batch: list[Block]) -> AsyncIterator[ContentRewordingChunk]:
-        system, user = prompts.reword(batch)
+        aliases = _aliases(batch)
+        system, user = prompts.reword(list(aliases.items()))
         async for chunk in self._stream(ContentRewordingChunk, system, user, "reword"):
-            yield chunk
+            yield chunk.model_copy(update={"block_id": _real(aliases, chunk.block_id)})
 
     async def integrate(
         self, batch: list[tuple[Block, list[Statement]]], book: Notebook, page: str
     ) -> AsyncIterator[IntegrationDecisionChunk]:
-        system, user = prompts.integrate(batch, page, book.outline())
+        aliases = _aliases([block for block, _ in batch])
+        shown = [(alias, block, made) for alias, (block, made) in zip(aliases, batch, strict=True)]
+        system, user = prompts.integrate(shown, page, book.outline())
         async for chunk in self._stream(IntegrationDecisionChunk, system, user, "integrate"):
-            yield chunk
+            real = _real(aliases, chunk.knowledge_block_id)
+            yield chunk.model_copy(update={"knowledge_block_id": real})
 
     async def _stream(self, model: type[T], system: str, user: str, phase: str) -> AsyncIterator[T]:
         self.complete = False
@@ -117,6 +127,16 @@ class ModelRuntime(Runtime):
             f"phase ({problem}); what came before is kept and the next run continues from "
             "it. Run it again, or use --provider offline"
         )
+
+
+def _aliases(batch: list[Block]) -> dict[str, Block]:
+    return {f"b{number}": block for number, block in enumerate(batch, start=1)}
+
+
+def _real(aliases: dict[str, Block], shown: str) -> str:
+    """The block id behind a short id (a model that wrote the real id is understood too)."""
+    found = aliases.get(shown.strip().lower())
+    return found.id if found is not None else shown
 
 
 def batches(blocks: list[Block], size: int, max_chars: int) -> Iterator[list[Block]]:
