@@ -23,8 +23,9 @@ RULES = """Rules:
 
 CLASSIFY = """You identify lasting knowledge in saved web pages. Classify each block as
 'knowledge' (a lasting fact, definition, explanation or figure worth keeping) or 'activity'
-(first-person narrative, a dated announcement, a call to action, navigation). Write one line
-for every block: block_id (copied from the input), is_knowledge, confidence (0-1), reason."""
+(first-person narrative, a dated announcement, a call to action, navigation). For each block
+that is knowledge, write one line: block_id (copied from the input), is_knowledge (true),
+confidence (0-1), reason (why it is knowledge). Leave activity blocks out."""
 
 REWORD = """You turn knowledge blocks into evergreen statements. Remove temporal context
 (dates relative to now, 'today', 'this week'), write in the third person or neutrally, keep

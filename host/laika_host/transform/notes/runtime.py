@@ -3,9 +3,10 @@ offline heuristics. Both yield the phase's pydantic chunks, so everything after 
 buffering, caps, notes) is one code path.
 
 After each stream `complete` says whether it ended cleanly (a block it did not mention is
-then settled); a broken stream (`stopped`) ends the model's part of the run: what came is
-kept and a later run continues from it. A model that gives nothing usable before anything
-was kept fails the run with the reason, like every type.
+then settled: activity, no statement, or filed by the heuristic); a broken stream
+(`stopped`) ends the model's part of the run: what came is kept, the artifact fails with the
+reason (so it is not reused) and the next run continues from it. A model that gives nothing
+usable before anything was kept fails the run with the reason, like every type.
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ class ModelRuntime(Runtime):
             context.partial = True
             if context.problem is None:  # a reply with no valid line: this batch only
                 context.warnings.append(f"{phase}: {failure}")
+                # blocks left unclassified or unreworded are asked again next run; blocks
+                # with no decision are filed by the heuristic, as when a model omits them
+                self.complete = phase == "integrate"
                 return
             self._stop(phase, context.problem)
             return
