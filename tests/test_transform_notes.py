@@ -176,6 +176,26 @@ def test_adding_a_source_integrates_its_notes_without_duplicating_any(tmp_path: 
     assert all(item["verified"] for item in again["items"])
 
 
+def test_a_changed_paragraph_replaces_its_statement_in_place(tmp_path: Path) -> None:
+    def page(middle: str) -> str:
+        return f"""<html><head><title>Glaciers</title></head><body><article><h1>Glaciers</h1>
+        <p>A glacier is a persistent body of dense ice that moves slowly under its own weight.</p>
+        <p>{middle}</p>
+        <p>Glaciers carve valleys into a U shape as they grind the rock beneath them.</p>
+        </article></body></html>"""
+
+    db = tmp_path / "laika.db"
+    old = "About ten percent of the land on earth is covered by glacial ice."
+    new = "About eleven percent of the land on earth was covered by glacial ice in 1900."
+    seed(db, [("https://glaciers.test/", page(old))])
+    before = statements(run(db)["artifact"])
+    seed(db, [("https://glaciers.test/", page(new))])  # the same page, captured again
+    after = run(db)["artifact"]
+    assert [text for _, text in before] == [before[0][1], old, before[2][1]]
+    assert statements(after) == [before[0], ("Glaciers", new), before[2]]
+    assert all(item["verified"] for item in after["items"])
+
+
 # --- with a model --------------------------------------------------------------------------
 
 

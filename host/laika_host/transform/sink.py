@@ -25,7 +25,8 @@ OnEvent = Callable[[str, dict[str, Any]], None]
 """`(event, data)`, what the native layer sends as stream events:
 
 - `progress`: `{artifact_id, stage, items, ...}`; stage `running` (with `type`, `provider`),
-  `generating` (with `phase` for a model), `joined` (waiting on an identical run), then the
+  `generating` (with `phase` for a model, and for knowledge-notes also offline with the
+  `blocks` the phase is about), `joined` (waiting on an identical run), then the
   final status `completed` | `failed` | `cancelled`.
 - `item`: `{artifact_id, index, item}`, `item` a `CheckedItem` as JSON (`kind`, `data`,
   `citations` checked, `verified`, `flag`), one per item in order as it is made.
