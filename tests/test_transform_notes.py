@@ -7,9 +7,11 @@ from it without asking about any block twice; integrating again never duplicates
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -174,6 +176,33 @@ def test_adding_a_source_integrates_its_notes_without_duplicating_any(tmp_path: 
     assert any("glacier" in text for _, text in after[len(before) :])
     assert statements(again) == after  # integrating again adds nothing
     assert all(item["verified"] for item in again["items"])
+
+
+@settings(max_examples=8, deadline=None)
+@given(order=st.permutations(range(5)), cuts=st.sets(st.integers(1, 4), max_size=2))
+def test_notes_built_source_by_source_equal_the_notes_built_at_once(
+    order: list[int], cuts: set[int]
+) -> None:
+    """Whatever order sources arrive in and however runs split them, each run keeps every
+    statement before it, never holds one twice, and ends with the notes made in one go."""
+    pool = [
+        *demo_pages(),
+        ("https://glaciers.test/", EXTRA_PAGE),
+        ("https://w.test/", ACTIVITY_PAGE),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        db, whole = Path(folder) / "a.db", Path(folder) / "b.db"
+        seed(whole, pool)
+        wanted = set(statements(run(whole)["artifact"]))
+        before: list[tuple[str, str]] = []
+        bounds = [0, *sorted(cuts), 5]
+        for start, end in itertools.pairwise(bounds):
+            seed(db, [pool[n] for n in order[start:end]])
+            now = statements(run(db)["artifact"])
+            assert len(now) == len(set(now))
+            assert set(before) <= set(now)
+            before = now
+    assert set(before) == wanted
 
 
 def test_a_changed_paragraph_replaces_its_statement_in_place(tmp_path: Path) -> None:
@@ -519,6 +548,10 @@ def test_offline_classify_keeps_facts_and_leaves_out_first_person_narrative(
     chunk = offline.classify(_block(story))
     assert "first-person" in chunk.reason
     assert 0 <= chunk.confidence <= 1
+    for sentence in (fact, story):
+        statement = offline.trimmed(sentence)
+        assert statement  # a suffix of the sentence's words: nothing invented
+        assert norm(sentence).endswith(norm(statement[:1].lower() + statement[1:]))
     (reworded_fact,) = offline.reword(_block(fact))
     assert reworded_fact.citations[0].quote == fact  # quoted exactly: it verifies
     assert list(offline.reword(_block(story))) == []

@@ -138,13 +138,24 @@ class Notebook:
             for s in section.statements
         ]
 
-    def outline(self, limit: int = 400) -> str:
-        """The notes as a model is shown them: section ids and titles, statement ids."""
+    def outline(self, budget: int = 4000) -> str:
+        """The notes as a model is shown them, within `budget` characters: each section's
+        id and title, then as many of its statements (with their ids) as fit."""
         lines: list[str] = []
-        for section in self.sections:
-            lines.append(f"- {section.title}\n  id:: {section.id}")
-            for statement in section.statements[:limit]:
-                lines.append(f"  - {statement.text[:200]}\n    id:: {statement.id}")
+        used = 0
+        for number, section in enumerate(self.sections):
+            line = f"- {section.title}\n  id:: {section.id}"
+            if used + len(line) > budget:
+                lines.append(f"- ({len(self.sections) - number} more sections)")
+                break
+            lines.append(line)
+            used += len(line)
+            for statement in section.statements:
+                line = f"  - {statement.text[:200]}\n    id:: {statement.id}"
+                if used + len(line) > budget:
+                    break
+                lines.append(line)
+                used += len(line)
         return "\n".join(lines) or "(empty: no sections yet)"
 
     @classmethod

@@ -53,7 +53,16 @@ CONNECTIVES = (
     "then",
     "thus",
     "therefore",
+    "today",
+    "now",
+    "currently",
+    "recently",
+    "nowadays",
+    "these days",
 )
+"""Leads a statement drops: connectives, and the temporal ones that date it (spec 001)."""
+BARE = frozenset({"so", "also", "and", "but", "then", "thus", "therefore"})
+"""Leads dropped without a comma after them ("So the ..."); the others need one."""
 
 
 def signals(sentence: str) -> tuple[int, list[str]]:
@@ -100,7 +109,8 @@ def trimmed(sentence: str) -> str:
     text = " ".join(sentence.split())
     lowered = text.lower()
     for lead in CONNECTIVES:
-        if lowered.startswith(lead) and lowered[len(lead) : len(lead) + 1] in (",", " "):
+        after = lowered[len(lead) : len(lead) + 1]
+        if lowered.startswith(lead) and (after == "," or (after == " " and lead in BARE)):
             rest = text[len(lead) :].lstrip(", ")
             if len(rest.split()) >= 4:
                 text = rest

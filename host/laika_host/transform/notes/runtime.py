@@ -93,7 +93,7 @@ class ModelRuntime(Runtime):
     ) -> AsyncIterator[IntegrationDecisionChunk]:
         aliases = _aliases([block for block, _ in batch])
         shown = [(alias, block, made) for alias, (block, made) in zip(aliases, batch, strict=True)]
-        system, user = prompts.integrate(shown, page, book.outline())
+        system, user = prompts.integrate(shown, page, book.outline(self.max_chars // 2))
         async for chunk in self._stream(IntegrationDecisionChunk, system, user, "integrate"):
             real = _real(aliases, chunk.knowledge_block_id)
             yield chunk.model_copy(update={"knowledge_block_id": real})
