@@ -177,6 +177,17 @@ def test_adding_a_source_integrates_its_notes_without_duplicating_any(tmp_path: 
     assert statements(again) == after  # integrating again adds nothing
     assert all(item["verified"] for item in again["items"])
 
+    async def remove_glaciers() -> None:
+        async with open_store(db) as store:
+            found = await store.sources.list(collection="Demo")
+            (glaciers,) = [s for s in found if "glaciers.test" in s.url]
+            await store.sources.delete(glaciers.id)
+
+    asyncio.run(remove_glaciers())
+    last = run(db)
+    assert statements(last["artifact"]) == [p for p in after if "glacier" not in p[1]]
+    assert any("sources no longer here were removed" in w for w in last["warnings"])
+
 
 @settings(max_examples=8, deadline=None)
 @given(order=st.permutations(range(5)), cuts=st.sets(st.integers(1, 4), max_size=2))

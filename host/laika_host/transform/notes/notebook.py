@@ -128,6 +128,16 @@ class Notebook:
             added += 1
         return added
 
+    def keep_sources(self, source_ids: set[str]) -> int:
+        """Drop the statements of sources no longer in the collection; how many went."""
+        dropped = 0
+        for section in self.sections:
+            kept = [s for s in section.statements if s.block_id.split("#", 1)[0] in source_ids]
+            dropped += len(section.statements) - len(kept)
+            section.statements = kept
+        self.prune()
+        return dropped
+
     def prune(self) -> None:
         self.sections = [section for section in self.sections if section.statements]
 

@@ -4,7 +4,8 @@ It starts from the collection's notes and the results kept by earlier runs (`mem
 only about blocks with no result yet (block id + content digest), and records each result as
 it comes. Decisions are buffered per block and applied when the block's are complete
 (`decisions.py`). At the end the whole notes become the artifact's items, section by section,
-each verified like any item; a run the model cut short ends with what it has (`partial`).
+each verified like any item. A run whose stream broke keeps what it has and fails with the
+reason, so the next run is not the same artifact reused but a continuation.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ class Pipeline:
         self.book = book
         self.memo = memo
         self.blocks = corpus_blocks(run.corpus)
-        self.by_id = {block.id: block for block in self.blocks}
         self.page = run.corpus.title
         self.unknown = 0
         self.over_cap = self.elsewhere = self.waiting = 0
         memo.keep_only(self.blocks)
+        self.removed = book.keep_sources({source.source_id for source in run.corpus.sources})
 
     async def checkpoint(self, *, based: bool = False) -> None:
         self.run.sink.resume = {"notes": self.memo.to_json(based)}
@@ -151,6 +152,8 @@ class Pipeline:
                 f"the notes are full ({MAX_ITEMS} statements): {self.waiting} block(s) wait "
                 "to be integrated; split the collection to note them"
             )
+        if self.removed:
+            found.append(f"{self.removed} statement(s) of sources no longer here were removed")
         if self.unknown:
             found.append(
                 f"{self.unknown} line(s) named a block that was not asked about and were skipped"
