@@ -249,7 +249,16 @@ def test_a_block_gets_at_most_two_decisions_per_page_applied(tmp_path: Path) -> 
     one, two = blocks[0], blocks[5]
     server = ProviderServer(
         [
-            Reply(chunks=ndjson([classified(one), alias(classified(two), "block_id", "b6")])),
+            Reply(
+                chunks=openai_sse(
+                    [
+                        json.dumps(classified(one)) + "\n",
+                        '{"block_id": "b3", "is_knowledge": tru\n',  # cut: not JSON
+                        json.dumps({**classified(one), "confidence": 7}) + "\n",  # out of range
+                        json.dumps(alias(classified(two), "block_id", "b6")) + "\n",
+                    ]
+                )
+            ),
             Reply(
                 chunks=ndjson([reworded(one), alias(reworded(two, cite=False), "block_id", "B2")])
             ),
@@ -279,6 +288,7 @@ def test_a_block_gets_at_most_two_decisions_per_page_applied(tmp_path: Path) -> 
     assert all(item["verified"] for item in artifact["items"])  # cited, or its block cited
     assert any("1 integration decision(s) beyond 2" in w for w in result["warnings"])
     assert any("named a page other than" in w for w in result["warnings"])
+    assert any("2 of 4 line(s)" in w and "classification" in w for w in result["warnings"])
     assert len(server.received) == 3
     shown = server.received[0].body["messages"][1]["content"]
     assert f"Block ID: b6\nContent: {two.shown()}" in shown  # short ids, mapped back
