@@ -2,7 +2,8 @@
 merged into the collection's notes, each statement cited.
 
 - `blocks`: the sources' paragraphs with stable ids; `models`: the three phases' lines.
-- `runtime`: the model (NDJSON phases) or the offline heuristics (`offline`), one interface.
+- `runtime`: the model (NDJSON phases, `prompts`) or the offline heuristics (`offline`),
+  one interface.
 - `pipeline`: classify -> reword -> integrate, continuing from `memo` (what earlier runs
   kept); `decisions`: per-block buffering and the cap; `notebook`: the notes and their edits.
 """
