@@ -10,6 +10,7 @@
 - `cite`: items verified against the stored text; `render`: items to safe Markdown.
 - `offline/`: the heuristic runner of every type; `model_run`: NDJSON phases with a model.
 - `run` / `execute`: dedupe, reuse, join, run with heartbeat and cancellation, store.
+- `notes/`: knowledge notes (spec 001), a `staged` type that builds on the collection's notes.
 - `stale`, `artifacts`: an artifact read back with `stale` / `stale_sources`.
 """
 

@@ -37,6 +37,7 @@ from .prompt import documents_digest, system_prompt
 from .render import render
 from .sink import CancelToken, ItemSink, OnEvent, RunCancelledError
 from .spec import NotReadyError, TransformType
+from .staged import StagedRun
 
 log = logging.getLogger("laika.transform")
 POLL_SECONDS = 0.1
@@ -124,6 +125,9 @@ async def _produce(plan: Plan, sink: ItemSink, state: _State) -> None:
     if plan.provider is None or plan.spec.deterministic:
         sink.sources = packed(plan.corpus.sources)
         sink.progress("generating")
+        if plan.spec.staged is not None:
+            await plan.spec.staged(StagedRun(plan.corpus, plan.config, sink, plan.provider_label))
+            return
         for item in plan.spec.offline(plan.corpus, plan.config):
             await sink.add(item)
         return
@@ -136,7 +140,12 @@ async def _produce(plan: Plan, sink: ItemSink, state: _State) -> None:
     )
     context.warnings, context.usage = state.warnings, state.usage  # kept if it fails
     try:
-        await (plan.spec.model or single_phase)(context)
+        if plan.spec.staged is not None:  # it reads every block itself: no pack, no note
+            sink.sources, state.pack = packed(plan.corpus.sources), None
+            run = StagedRun(plan.corpus, plan.config, sink, plan.provider_label, context)
+            await plan.spec.staged(run)
+        else:
+            await (plan.spec.model or single_phase)(context)
     finally:
         state.partial = context.partial
 

@@ -197,9 +197,13 @@ class Reference(Item):
 
 
 class Note(Item):
+    """An evergreen statement of the collection's notes, in its section; `block` is the
+    source block it was made from (`<source id>#<index>@<content digest>`)."""
+
     kind: ClassVar[str] = "note"
     statement: Long
     section: Short | None = None
+    block: Short | None = None
 
 
 class CheckedItem(BaseModel):

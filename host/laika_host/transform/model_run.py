@@ -59,6 +59,9 @@ class ModelContext:
     partial: bool = False
     warnings: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    problem: str | None = None
+    """Why the last phase's stream did not end cleanly (None: it did): a caller that keeps
+    per-phase results knows which of them are complete."""
 
     async def phase(
         self, item: type[T], system: str, user: str, *, phase: str, temperature: float = 0.2
@@ -138,7 +141,7 @@ class ModelContext:
         skipped = parser.summary()
         if skipped:
             self.warnings.append(skipped)
-        problem = state.problem()
+        problem = self.problem = state.problem()
         if problem is None and state.items:
             return
         if state.items:

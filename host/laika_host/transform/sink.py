@@ -25,7 +25,8 @@ OnEvent = Callable[[str, dict[str, Any]], None]
 """`(event, data)`, what the native layer sends as stream events:
 
 - `progress`: `{artifact_id, stage, items, ...}`; stage `running` (with `type`, `provider`),
-  `generating` (with `phase` for a model), `joined` (waiting on an identical run), then the
+  `generating` (with `phase` for a model, and for knowledge-notes also offline with the
+  `blocks` the phase is about), `joined` (waiting on an identical run), then the
   final status `completed` | `failed` | `cancelled`.
 - `item`: `{artifact_id, index, item}`, `item` a `CheckedItem` as JSON (`kind`, `data`,
   `citations` checked, `verified`, `flag`), one per item in order as it is made.
@@ -70,6 +71,8 @@ class ItemSink:
         self.items: list[CheckedItem] = []
         self.stage = "pending"
         self.capped = False
+        self.resume: dict[str, JsonValue] = {}
+        """Kept in the artifact's progress: what a later run continues from (staged types)."""
         self._saved_at = 0.0
         self._saved = 0  # items already in the artifact
         self._indexes = SourceIndexes()
@@ -99,7 +102,12 @@ class ItemSink:
 
     def state(self) -> dict[str, JsonValue]:
         verified = sum(item.verified for item in self.items)
-        return {"stage": self.stage, "items": len(self.items), "verified": verified}
+        state: dict[str, JsonValue] = {
+            "stage": self.stage,
+            "items": len(self.items),
+            "verified": verified,
+        }
+        return state | self.resume
 
     async def save(self) -> None:
         """Append the items made since the last save (and the progress) to the artifact. A

@@ -6,7 +6,8 @@ its items are laid out in Markdown, and its runners. The offline runner is a heu
 the sources' sentences; the model runner defaults to one NDJSON phase (`model_run.py`). A
 multi-phase type (knowledge notes, spec 001) plugs in its own model runner: it gets the same
 `ModelContext` (stream a phase's items, emit items, report progress) and the engine does the
-rest (verification, storage, events, cancellation).
+rest (verification, storage, events, cancellation). A type that continues from its earlier
+artifacts (the collection's notes) sets `staged` instead: one runner for both runtimes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .items import Item
 if TYPE_CHECKING:
     from .corpus import Corpus
     from .model_run import ModelContext
+    from .staged import StagedRun
 
 Layout = Literal[
     "paragraphs",
@@ -47,6 +49,7 @@ Layout = Literal[
 OfflineRunner = Callable[["Corpus", Any], Iterable[Item]]
 ModelRunner = Callable[["ModelContext"], Awaitable[None]]
 Instructions = Callable[[Any], str]
+StagedRunner = Callable[["StagedRun"], Awaitable[None]]
 
 
 class NotReadyError(RefusedError):
@@ -65,6 +68,9 @@ class TransformType:
     offline: OfflineRunner
     model: ModelRunner | None = None
     """None: the generic single-phase NDJSON runner."""
+    staged: StagedRunner | None = None
+    """Set for a type whose run builds on what earlier runs stored (knowledge notes): it runs
+    instead of `offline` / `model`, with the store and the model context (None offline)."""
     deterministic: bool = False
     """Built from stored data alone: no model is asked even when a provider is given."""
     coming: str | None = None

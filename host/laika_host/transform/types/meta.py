@@ -1,31 +1,19 @@
 """Types outside the families: the citation list (from metadata, no model), knowledge notes
-(spec 001's three-phase pipeline: registered, built later on this engine) and custom."""
+(spec 001's three-phase pipeline, `notes/`) and custom."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 from ..config import CitationConfig, CustomConfig, EmptyConfig
-from ..corpus import Corpus
 from ..items import Note, Part, Reference
-from ..model_run import ModelContext
+from ..notes import run_notes
+from ..notes.pipeline import offline_notes
 from ..offline import prose, references
-from ..spec import NotReadyError, TransformType
+from ..spec import TransformType
 
-COMING = (
-    "knowledge-notes is coming: the three-phase pipeline of spec 001 (classify, reword, "
-    "integrate) is not built yet; use study-guide or key-takeaways meanwhile"
+NOTES = (
+    "Distil the sources into evergreen knowledge notes in three phases (spec 001): classify "
+    "blocks, reword knowledge into statements, integrate them into the collection's notes."
 )
-
-
-def _coming_offline(_corpus: Corpus, _config: Any) -> Iterator[Note]:
-    raise NotReadyError(COMING)
-
-
-async def _coming_model(_context: ModelContext) -> None:
-    raise NotReadyError(COMING)
-
 
 TYPES = [
     TransformType(
@@ -42,15 +30,14 @@ TYPES = [
     TransformType(
         id="knowledge-notes",
         title="Knowledge notes",
-        description="Evergreen notes distilled from the sources and merged into the "
-        "collection's notes (coming).",
+        description="Evergreen statements distilled from the sources and merged into the "
+        "collection's notes: each run adds to the notes of the runs before it.",
         config=EmptyConfig,
         item=Note,
         layout="notes",
-        instructions=lambda _c: COMING,
-        offline=_coming_offline,
-        model=_coming_model,
-        coming=COMING,
+        instructions=lambda _c: NOTES,
+        offline=offline_notes,
+        staged=run_notes,
     ),
     TransformType(
         id="custom",
