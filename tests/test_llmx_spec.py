@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from llmx_spec import extract, spec_file, stored
 
 from laika_host.llmx import LlmxError, parse, parse_blocks, serialize, serialize_block
+from llmx_spec import extract, spec_file, stored
 
 EXAMPLES = stored()
 VALID = {name: text for name, text in EXAMPLES.items() if "_example." in name}
@@ -23,7 +23,8 @@ def test_the_extracted_files_match_the_spec() -> None:
 def test_the_spec_has_an_example_of_every_block_type() -> None:
     types = {block.type for text in VALID.values() for block in parse_blocks(text)}
     assert types >= {"HEADER", "CTX", "REQ", "PLAN", "ACT", "OBS", "BLK", "ASK", "END", "RES"}
-    assert len(VALID) == 16 and len(TEMPLATES) == 12
+    assert len(VALID) == 16
+    assert len(TEMPLATES) == 12
 
 
 @pytest.mark.parametrize("name", sorted(VALID))
