@@ -117,6 +117,8 @@ class _Parser:
         if token.kind in {"string", "symbol"}:
             return token.text
         if token.kind == "name":
+            if token.text == "null":
+                raise self.lexer.fail("LLMX has no null: leave the field out", token.offset)
             return {"true": True, "false": False}.get(token.text, token.text)
         if token.kind == "number":
             return self._number(token)

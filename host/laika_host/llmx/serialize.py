@@ -60,7 +60,7 @@ def quote(text: str) -> str:
 
 def _is_bare(text: str) -> bool:
     if NAME.fullmatch(text):
-        return text not in ("true", "false")
+        return text not in ("true", "false", "null")
     if not text or text[0] not in SHORTCUT_CHARS:
         return False
     head = len(text) - len(text.lstrip(SHORTCUT_CHARS))
