@@ -101,14 +101,24 @@ def _value(value: Value, depth: int, bare: frozenset[str], as_tuple: bool) -> st
 
 
 def _float(value: float) -> str:
+    try:
+        return number_text(value)
+    except ValueError as error:
+        raise LlmxError(str(error)) from None
+
+
+def number_text(value: float) -> str:
+    """A finite float in the grammar's form (no exponent); ValueError past the length bound."""
     if not math.isfinite(value):
-        raise LlmxError(f"{value} has no LLMX form (numbers are finite)")
+        raise ValueError(f"{value} has no LLMX form (numbers are finite)")
     text = repr(value)
     if "e" in text or "E" in text:
         text = format(Decimal(text), "f")
     if "." not in text:
         text += ".0"
-    return _checked_number(text)
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"number {text[:20]}... is longer than {MAX_NUMBER_CHARS} characters")
+    return text
 
 
 def _checked_number(text: str) -> str:
