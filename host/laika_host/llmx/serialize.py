@@ -48,11 +48,12 @@ def serialize_block(block: Block) -> str:
 
 
 def quote(text: str) -> str:
-    """`text` as an LLMX string literal (JSON's escapes)."""
+    """`text` as an LLMX string literal (JSON's escapes). Every control character and line
+    separator is escaped, so a message is one block a line for any line splitter."""
     out = []
     for char in text:
         escaped = _CONTROL.get(char)
-        if escaped is None and char < " ":
+        if escaped is None and (char < " " or "\x7f" <= char <= "\x9f" or char in "\u2028\u2029"):
             escaped = f"\\u{ord(char):04x}"
         out.append(escaped or char)
     return '"' + "".join(out) + '"'
