@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 import click
 
-from ..errors import EXIT_USAGE
+from ..errors import EXIT_USAGE, exit_code
 from ._output import echo, print_json
 
 if TYPE_CHECKING:
@@ -114,4 +114,4 @@ def _json(source: BinaryIO, command: str, what: str) -> object:
         return parse_json(_read(source))
     except NotJsonError as exc:
         echo(f"laika llmx {command}: {exc}. Give {what}.", err=True)
-        sys.exit(EXIT_USAGE)
+        sys.exit(exit_code(exc))
