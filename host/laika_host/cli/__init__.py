@@ -20,6 +20,7 @@ COMMANDS = {
     "install": "laika_host.cli.install:install",
     "jobs": "laika_host.cli.jobs:jobs",
     "local-model": "laika_host.cli.local_model:local_model",
+    "llmx": "laika_host.cli.llmx:llmx",
     "logs": "laika_host.cli.logs:logs",
     "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
