@@ -278,10 +278,19 @@ export function progressText(progress) {
   const p = isObject(progress) ? progress : {};
   const done = countOf(p.done);
   const total = Number.isInteger(p.total) && p.total >= 0 ? p.total : null;
-  const phase = stringOr(p.phase, "working").replaceAll("_", " ");
-  const head = stringOr(p.message, phase.charAt(0).toUpperCase() + phase.slice(1));
+  const phase = stringOr(typeof p.phase === "string" ? p.phase.replaceAll("_", " ") : "", "working");
+  const head = withoutTrailingStops(stringOr(p.message, phase.charAt(0).toUpperCase() + phase.slice(1))) || "Working";
   const count = total === null ? (done ? ` (${done} so far)` : "") : ` (${Math.min(done, total)} of ${total})`;
-  return { text: `${head.replace(/[.…\s]*$/, "")}${count}…`, value: total === null ? null : Math.min(done, total), max: total };
+  return { text: `${head}${count}…`, value: total === null ? null : Math.min(done, total), max: total };
+}
+
+/** The text without its closing dots, ellipses and spaces (the caller adds one "…"). A loop
+ * from the end, not /[.…\s]*$/: that regex retries from every dot and is quadratic on a
+ * message full of them. */
+function withoutTrailingStops(text) {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === "." || text[end - 1] === "…" || /\s/.test(text[end - 1]))) end -= 1;
+  return text.slice(0, end);
 }
 
 /**

@@ -368,3 +368,17 @@ test("property: an export's file name is a plain name with the format's extensio
   assert.equal(exportFile({}, "json").filename, "artifact.json");
   assert.deepEqual(EXPORT_FORMATS.filter((f) => copyable(f.id)).map((f) => f.id), ["md", "txt"]);
 });
+
+test("progress text: phases and messages made only of underscores, dots or spaces still read as text", () => {
+  for (const phase of ["_", "__ _", " ", "", undefined]) {
+    assert.equal(progressText({ phase }).text, "Working…");
+  }
+  for (const message of ["...", "… . …", "   "]) {
+    assert.ok(progressText({ phase: "items", message }).text.length > 1);
+  }
+  // a message full of dots is trimmed in linear time (the old /[.…\s]*$/ was quadratic)
+  const started = process.hrtime.bigint();
+  const out = progressText({ message: `${".".repeat(200_000)}x...` });
+  assert.ok(out.text.endsWith("x…"));
+  assert.ok(Number(process.hrtime.bigint() - started) / 1e9 < 5);
+});
