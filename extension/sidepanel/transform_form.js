@@ -7,6 +7,8 @@
 // shapes a form can hold are turned into fields; anything else is reported as `unsupported` so
 // the panel can say the host's default applies, instead of sending a value it cannot build.
 
+import { isStopOrSpace, withoutLeading, withoutTrailing } from "../lib/text_ends.js";
+
 const MAX_REF_HOPS = 8; // "$ref" chains are followed at most this far (a cycle cannot hang us)
 const PREVIEW_CHARS = 280;
 const TEXTAREA_NAMES = new Set(["instructions"]);
@@ -284,13 +286,9 @@ export function progressText(progress) {
   return { text: `${head}${count}…`, value: total === null ? null : Math.min(done, total), max: total };
 }
 
-/** The text without its closing dots, ellipses and spaces (the caller adds one "…"). A loop
- * from the end, not /[.…\s]*$/: that regex retries from every dot and is quadratic on a
- * message full of them. */
+/** The text without its closing dots, ellipses and spaces (the caller adds one "…"). */
 function withoutTrailingStops(text) {
-  let end = text.length;
-  while (end > 0 && (text[end - 1] === "." || text[end - 1] === "…" || /\s/.test(text[end - 1]))) end -= 1;
-  return text.slice(0, end);
+  return withoutTrailing(text, (character) => character === "…" || isStopOrSpace(character));
 }
 
 /**
@@ -339,8 +337,8 @@ export function exportFile(result, format) {
   const raw = typeof result?.filename === "string" ? result.filename : "";
   let name = raw.split(/[/\\]/).pop() ?? "";
   name = name.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, "").replace(/\s+/g, " ").trim();
-  name = name.replace(/^[.\s]+/, "").replace(/[.\s]+$/, "");
-  if (name.toLowerCase().endsWith(ext)) name = name.slice(0, -ext.length).replace(/[.\s]+$/, "");
+  name = withoutTrailing(withoutLeading(name, isStopOrSpace), isStopOrSpace);
+  if (name.toLowerCase().endsWith(ext)) name = withoutTrailing(name.slice(0, -ext.length), isStopOrSpace);
   name = [...name].slice(0, 120).join("").trim() || "artifact";
   const given = typeof result?.mime === "string" ? result.mime.trim().toLowerCase() : "";
   const base = /^[a-z]+\/[a-z0-9.+-]+/.exec(given)?.[0] ?? known.mime;

@@ -4,6 +4,7 @@
 // Export (a Blob downloaded through <a download>: no extra permission), Copy, Delete.
 
 import { setSafeHtml } from "../../lib/safe_html.js";
+import { isStopOrSpace, withoutTrailing } from "../../lib/text_ends.js";
 import { attachChips } from "../chips.js";
 import { counted, fill, h } from "../dom.js";
 import { describeError } from "../errors.js";
@@ -403,7 +404,7 @@ class TransformsView {
     const verified = items.filter((item) => item.verified === true).length;
     const failed = result.status === "failed";
     const notes = failed
-      ? [`Failed: ${String(artifact.error ?? "the run stopped").replace(/[.\s]*$/, "")}. ${counted(items.length, "item")} kept.`]
+      ? [`Failed: ${withoutTrailing(String(artifact.error ?? "the run stopped"), isStopOrSpace)}. ${counted(items.length, "item")} kept.`]
       : [`Done: ${counted(items.length, "item")}, ${verified} verified.`];
     if (result.reused) notes.push("An identical artifact already existed: it is shown (tick “Make a new one” to run again).");
     if (result.joined) notes.push("The same run was already going: joined it.");
