@@ -36,7 +36,7 @@ from ..tools.turn import ToolRunner, TurnFacts
 from . import audit, tool_loop
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
-from .prompts import Task, prompt_for, response_format, system_prompt, user_prompt
+from .prompts import Task, prompt_for, response_format, system_prompt, tool_rule, user_prompt
 from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
@@ -96,6 +96,28 @@ def budget_for(
     return pack_budget(provider, max_tokens, system_prompt("web.answer", tools or ()))
 
 
+TOOL_SHARE = 4
+"""The tool list may take at most a quarter of the room the reply leaves in the context."""
+
+
+def tools_that_fit(
+    provider: ProviderConfig | None, max_tokens: int, tools: ToolRunner | None
+) -> tuple[list[str], str | None]:
+    """The tools offered to this provider, and why none are when their list would crowd
+    the sources out of a small context window (proposals are still gated if made)."""
+    offered = tools.offered() if tools is not None else []
+    if not offered or provider is None:
+        return offered, None
+    window = context_window(provider)
+    cost = estimate_tokens(tool_rule(offered))
+    if cost <= (window - max_tokens) // TOOL_SHARE:
+        return offered, None
+    return [], (
+        f"no tools were offered: their list (~{cost} tokens) does not fit the model's "
+        f"context window ({window} tokens); set the provider's context_window to offer them"
+    )
+
+
 def context_window(provider: ProviderConfig) -> int:
     """The provider's context window in tokens (its setting, else its kind's usual one)."""
     return provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
@@ -128,7 +150,7 @@ async def ask(
         turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
         turn.tools = tools
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
-    budget = budget_for(provider, max_tokens, tools.offered() if tools else None)
+    budget = budget_for(provider, max_tokens, tools_that_fit(provider, max_tokens, tools)[0])
     pack = await _pack(store, target.id, target.title, question, budget)
     if provider is not None:
         pack = await _fit(
@@ -215,6 +237,9 @@ class _Turn:
                 answer.provider = self.provider.id
         if self.tools is not None:
             answer.tool_calls = self.tools.reports()
+            left_out = tools_that_fit(self.provider, self.max_tokens, self.tools)[1]
+            if left_out and answer.status != "error" and answer.fallback is None:
+                answer.warnings.append(left_out)
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
@@ -412,7 +437,7 @@ async def _with_model(
     markdown_mode = uses_markdown_mode(provider)
     runner, facts = tools if tools is not None else (None, TurnFacts(None, None, untrusted=True))
     runner = None if markdown_mode else runner  # Markdown mode offers no tools
-    offered = runner.offered() if runner is not None else []
+    offered = tools_that_fit(provider, max_tokens, runner)[0]
     request = _chat_request(
         question,
         pack,

@@ -12,6 +12,7 @@ of the user's words (`intent`) proposes a call or declines, and the outcome is i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -35,23 +36,37 @@ Ask = Callable[[list[ChatMessage]], Awaitable[tuple[str, A, list[ProposedCall]]]
 
 
 def proposals(parsed: ParsedResponse | None) -> list[ProposedCall]:
-    """The reply's tool calls: the valid ones, then those the parser dropped."""
+    """The reply's tool calls in the order it wrote them: the valid ones and those the
+    parser dropped (each keeps its place, from its path `tool_calls[i]`)."""
     if parsed is None:
         return []
-    found = []
-    for call in parsed.tool_calls:
-        dump = call.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        found.append(ProposedCall(call.name, dump.get("arguments", {})))
+    kept = iter(
+        ProposedCall(call.name, _arguments_of(call.model_dump(mode="json", by_alias=True)))
+        for call in parsed.tool_calls
+    )
+    lost: dict[int, ProposedCall] = {}
     for dropped in parsed.dropped:
-        if dropped.what == "tool_call":
+        place = _PLACE.fullmatch(dropped.path)
+        if dropped.what == "tool_call" and place:
             value = dropped.value
-            if isinstance(value, dict):
-                found.append(ProposedCall(value.get("name"), value.get("arguments")))
-            else:
-                found.append(ProposedCall(value))
+            named = isinstance(value, dict)
+            call = ProposedCall(value.get("name"), value.get("arguments")) if named else None
+            lost[int(place.group(1))] = call or ProposedCall(value)
         elif dropped.what == "tool_calls":
-            found.append(ProposedCall("(tool_calls)", dropped.value))
-    return found
+            lost[len(lost)] = ProposedCall("(tool_calls)", dropped.value)
+    found = []
+    for index in range(len(parsed.tool_calls) + len(lost)):
+        call = lost.pop(index, None) or next(kept, None)
+        if call is not None:
+            found.append(call)
+    return found + list(kept) + [lost[index] for index in sorted(lost)]
+
+
+_PLACE = re.compile(r"tool_calls\[(\d{1,6})\]")
+
+
+def _arguments_of(dump: dict[str, Any]) -> Any:
+    return dump.get("arguments", {})
 
 
 async def converse(
