@@ -171,8 +171,8 @@ def cli_runner(store: Store, provider: Any, collection: str, *, as_json: bool) -
 
 def _confirm(event: dict[str, Any]) -> bool:
     """Ask on the terminal whether a pending call runs (default: no)."""
-    click.echo(f"\nThe model proposes {event['tool']} {_short(event['arguments'])}", err=True)
-    click.echo(f"  {event['reason']}", err=True)
+    echo(f"\nThe model proposes {event['tool']} {_short(event['arguments'])}", err=True)
+    echo(f"  {event['reason']}", err=True)
     return click.confirm("  Run it?", default=False, err=True)
 
 
