@@ -146,7 +146,13 @@ def test_a_browser_tool_is_forwarded_and_its_answer_reaches_the_model(tmp_path: 
         asked = session.send("chat.ask", {"question": "Next page?", "provider": "rec"})
         pending = session.event(asked, "pending")
         assert pending["rule_id"] == "default.browser_actions"
-        session.call("tool.decide", {"approval_id": pending["approval_id"], "decision": "approve"})
+        decided = session.call(
+            "tool.decide", {"approval_id": pending["approval_id"], "decision": "approve"}
+        )
+        assert (decided["result"]["call"]["status"], decided["result"]["call"]["forward"]) == (
+            "approved",
+            False,
+        )  # the chat's `forward` event hands it to the extension, once
         forward = session.event(asked, "forward")
         assert forward["forward"] is True
         assert forward["arguments"] == {"handleId": "h3"}

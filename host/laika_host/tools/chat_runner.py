@@ -296,7 +296,9 @@ async def decide_call(
         pending.future.set_exception(error)
         raise
     pending.future.set_result(outcome)
-    return call_event(outcome)
+    # an approved browser tool is handed to the extension by the chat's own `forward` event
+    # (sent once the chat waits for its result), never by this reply
+    return call_event(replace(outcome, forward=False))
 
 
 async def record_forwarded(
