@@ -4,6 +4,8 @@ forwarded and answered with `tool.result`, and the model reads every outcome."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from tool_chat import (
 )
 
 from native_client import ARTICLE, HostProcess
-from support import schema_validator
+from support import run_laika, schema_validator
 
 CREATE = {"name": "collection.create", "arguments": {"title": "Harbours"}}
 
@@ -58,6 +60,7 @@ def test_an_approved_write_runs_and_the_model_reads_its_result(tmp_path: Path) -
         assert decided["result"]["call"]["status"] == "executed"
         answer = session.reply(asked)
         assert answer["ok"], answer
+        assert [e["status"] for e in session.events(asked)] == ["running", "executed"]
         again = session.call(
             "tool.decide", {"approval_id": pending["approval_id"], "decision": "approve"}
         )
@@ -257,3 +260,28 @@ def test_remembered_decisions_are_listed_and_revoked(tmp_path: Path) -> None:
     assert all(f["result"] == {"forgotten": True} for f in forgotten)
     assert after == []
     assert missing["error"]["code"] == "not_found"
+
+
+@pytest.mark.slow
+def test_a_call_left_pending_by_laika_ask_is_run_by_tool_decide(tmp_path: Path) -> None:
+    server = model_server([reply("", [CREATE]), reply("It waits for you.")])
+    provider(server, tmp_path)
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
+    saved = run_laika("capture", "-", "--url", "https://tides.test/t", stdin=ARTICLE.encode(),
+                      env=env)  # fmt: skip
+    assert saved.returncode == 0, saved.stderr
+    asked = run_laika("ask", "Tides?", "--provider", "rec", "--json", env=env)
+    server.close()
+    [pending] = json.loads(asked.stdout)["tool_calls"]
+    assert pending["status"] == "pending"
+    host = HostProcess(tmp_path)
+    session = Session(host)
+    try:
+        decided = session.call(
+            "tool.decide", {"approval_id": pending["approval_id"], "decision": "approve"}
+        )
+        titles = _collections(session)
+    finally:
+        host.kill()
+    assert decided["result"]["call"]["status"] == "executed"
+    assert "Harbours" in titles
