@@ -199,3 +199,18 @@ def test_observed_handles_give_the_gate_their_field_kinds() -> None:
     ]
     assert handle_kinds(handles) == {"h1": "credential", "h2": "payment", "h3": "other"}
     assert handle_kinds(None) == {}
+
+
+def test_a_secret_in_a_proposal_reaches_neither_the_record_nor_the_event() -> None:
+    secret = "sk-proj-" + "S3cr3t" * 6
+    create = {"name": "collection.create", "arguments": {"title": f"key {secret}"}}
+    server = model_server([reply("", [create]), reply("Ok.")])
+    provider(server, _home())
+    seen: list[dict[str, Any]] = []
+    try:
+        answer = _ask("Save my key?", lambda event: seen.append(event) or False)
+    finally:
+        server.close()
+    assert seen
+    assert secret not in json.dumps([seen, answer.tool_calls, tool_rows(_home())])
+    assert secret not in json.dumps(chat_bodies(server)[1])

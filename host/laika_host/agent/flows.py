@@ -462,7 +462,8 @@ async def _with_model(
         audit.debug_packet(correlation, "request", sent.model_dump(mode="json"))
         result = await _call(provider, sent, client, on_delta)
         answer, parsed = _interpret(result, pack, correlation, markdown_mode)
-        return result.text, answer, tool_loop.proposals(parsed)
+        # the reply goes back to the model as context next round: redacted like all it reads
+        return redact_text(result.text), answer, tool_loop.proposals(parsed)
 
     def between() -> None:
         if on_delta is not None:

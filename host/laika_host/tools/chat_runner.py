@@ -166,6 +166,8 @@ class ChatRunner:
             if self.waiting.claim_approval(call_id) is not None:
                 await self._deny(call_id, CANCELLED)
             raise
+        finally:
+            self.waiting.drop_approval(call_id)
 
     async def _decide(self, call_id: str, approve: bool) -> CallOutcome:
         try:
@@ -279,6 +281,8 @@ async def decide_call(
     """`tool.decide`: settle a pending call, of a chat running in this process (which then
     goes on with it) or a stored one; the call's event after the decision."""
     pending = PROCESS.claim_approval(approval_id)
+    if pending is None and PROCESS.deciding(approval_id):
+        raise ConflictError(f"tool call {approval_id[:100]} is being decided already")
     if pending is None:
         outcome = await decide(
             store, approval_id, approve, remember=remember, session=PROCESS.session

@@ -47,6 +47,7 @@ class PendingApproval:
 
     future: asyncio.Future[CallOutcome]
     running: Callable[[], None]
+    claimed: bool = False
 
 
 @dataclass
@@ -61,8 +62,21 @@ class Waiting:
         return pending
 
     def claim_approval(self, call_id: str) -> PendingApproval | None:
-        """The chat waiting for this call's decision, taken (so it is settled only once)."""
-        return self.approvals.pop(call_id, None)
+        """The chat waiting for this call's decision, marked as being decided (so it is
+        settled once); None when no chat waits, or when it is being decided already."""
+        pending = self.approvals.get(call_id)
+        if pending is None or pending.claimed:
+            return None
+        pending.claimed = True
+        return pending
+
+    def deciding(self, call_id: str) -> bool:
+        """A chat waits for this call and its decision is being applied right now."""
+        pending = self.approvals.get(call_id)
+        return pending is not None and pending.claimed
+
+    def drop_approval(self, call_id: str) -> None:
+        self.approvals.pop(call_id, None)
 
     def expect_result(self, call_id: str) -> asyncio.Future[CallOutcome]:
         future: asyncio.Future[CallOutcome] = asyncio.get_running_loop().create_future()
