@@ -150,7 +150,8 @@ async def ask(
         turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
         turn.tools = tools
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
-    budget = budget_for(provider, max_tokens, tools_that_fit(provider, max_tokens, tools)[0])
+    offered = tools_that_fit(provider, max_tokens, tools)[0]
+    budget = budget_for(provider, max_tokens, offered)
     pack = await _pack(store, target.id, target.title, question, budget)
     if provider is not None:
         pack = await _fit(
@@ -161,6 +162,7 @@ async def ask(
             budget=budget,
             store=store,
             target=target,
+            tools=offered,
         )
     turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
     turn.tools = tools
@@ -351,12 +353,14 @@ async def _fit(
     budget: int,
     store: Store,
     target: Any,
+    tools: list[str] | None = None,
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
     window = context_window(provider)
     for _ in range(FIT_ROUNDS):
-        prompt = system_prompt("web.answer") + user_prompt(question, pack.documents, pack.note())
+        system = system_prompt("web.answer", tools or ())
+        prompt = system + user_prompt(question, pack.documents, pack.note())
         used = await count_tokens(provider, prompt)
         if used is None or used + max_tokens + FIT_MARGIN <= window:
             return pack
