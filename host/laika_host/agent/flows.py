@@ -257,6 +257,7 @@ class _Turn:
             correlation=correlation,
             user_event_id=user_event.id,
             kind=kind,
+            tools=self._offered(),
             task=task,
         )
         return answer
@@ -286,6 +287,12 @@ class _Turn:
         replaced = await self.fallback()
         replaced.fallback = Fallback(self.provider.id, reason)
         return replaced
+
+    def _offered(self) -> list[str]:
+        """The tools the model was offered (none offline: there is no prompt)."""
+        if self.provider is None:
+            return []
+        return tools_that_fit(self.provider, self.max_tokens, self.tools)[0]
 
     async def _offline_action(self, facts: TurnFacts) -> Answer | None:
         """The offline runtime's answer to a request for an action (a tool's outcome, or a
@@ -636,6 +643,7 @@ async def _persist(
     user_event_id: str,
     kind: str = "chat.ask",
     task: Task = "web.answer",
+    tools: list[str] | None = None,
 ) -> None:
     model_id = provider.model if provider and not answer.fallback else "extractive"
     model: dict[str, JsonValue] = {
@@ -663,7 +671,7 @@ async def _persist(
         provider=answer.provider,
         model=model_id,
         question=question,
-        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider)),
+        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider), tools=tools or ()),
         documents=pack.documents,
     )
     run = await store.runs.append(
