@@ -14,9 +14,9 @@
 export function pageTool(request) {
   const CAPS = {
     chars: 20000, // observed text
-    charsDefault: 6000,
+    charsDefault: 2000, // the defaults fit the ~8000 characters of a result the host shows the model
     elements: 150, // handles
-    elementsDefault: 60,
+    elementsDefault: 40,
     handleText: 80,
     label: 120,
     name: 80,
@@ -207,7 +207,8 @@ export function pageTool(request) {
       .replace(/\n[\n ]+/g, "\n\n")
       .trim()
       .slice(0, maxChars);
-    const observation = { ...where(), text, handles, observation_id: observationId, truncated: raw.length > maxChars };
+    // handles before the text: a model shown only the start of a long result still gets them
+    const observation = { ...where(), observation_id: observationId, handles, text, truncated: raw.length > maxChars };
     return fit(observation);
   }
 

@@ -26,8 +26,9 @@ export class ToolCalls {
     this.compact = false;
   }
 
-  /** Show (or update) the call of a `tool_call` event; run it when the host forwards it. */
-  update(event) {
+  /** Show (or update) the call of a `tool_call` event; run it when the chat's stream says
+   * the host forwards it (`run`): only then does the host wait for its `tool.result`. */
+  update(event, { run = true } = {}) {
     if (!event || typeof event.call_id !== "string") return;
     const known = this.calls.get(event.call_id);
     if (known && !isNewer(known.event, event)) return;
@@ -39,13 +40,13 @@ export class ToolCalls {
     this.list.hidden = false;
     if (hadFocus) item.focus(); // the pressed button is gone: keep the keyboard on the card
     if (event.status === "pending" && known?.event.status !== "pending") this.announce(announcement(event));
-    if (event.forward) this.forward(event);
+    if (event.forward && run) this.forward(event);
   }
 
   /** The final answer's `tool_calls`: each card in its last state, folded to one line. */
   settle(calls) {
     this.compact = true;
-    for (const event of Array.isArray(calls) ? calls : []) this.update({ ...event, forward: false });
+    for (const event of Array.isArray(calls) ? calls : []) this.update(event, { run: false });
     for (const { item, event } of this.calls.values()) this.render(item, event);
   }
 
@@ -114,7 +115,7 @@ export class ToolCalls {
     try {
       const payload = { approval_id: event.approval_id, decision: approve ? "approve" : "deny", remember };
       const { call } = await this.app.request("tool.decide", payload);
-      this.update(call);
+      this.update(call, { run: false }); // the chat's own event says when the host waits for it
       if (remember !== "once") this.app.emit("tool-rules");
     } catch (error) {
       for (const control of controls) control.disabled = false;

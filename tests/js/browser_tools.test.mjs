@@ -172,9 +172,9 @@ test("any page: handles are interactive, within maxElements and the caps, the JS
         const { run, document } = page(parts.join(""));
         const seen = ok(run({ op: "observe", maxElements, maxChars }));
         const interactive = document.querySelectorAll("a[href], button, input:not([type=hidden]), textarea, [role=tab]").length;
-        assert.ok(seen.handles.length <= Math.min(maxElements ?? 60, 150, interactive));
-        if (!seen.truncated) assert.equal(seen.handles.length, Math.min(maxElements ?? 60, 150, interactive));
-        assert.ok(seen.text.length <= Math.min(maxChars ?? 6000, 20000));
+        assert.ok(seen.handles.length <= Math.min(maxElements ?? 40, 150, interactive));
+        if (!seen.truncated) assert.equal(seen.handles.length, Math.min(maxElements ?? 40, 150, interactive));
+        assert.ok(seen.text.length <= Math.min(maxChars ?? 2000, 20000));
         assert.ok(new TextEncoder().encode(JSON.stringify(seen)).length <= 60000);
         for (const handle of seen.handles) {
           assert.ok(handle.text.length <= 80 && handle.label.length <= 120 && handle.name.length <= 80);

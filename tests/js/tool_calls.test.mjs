@@ -126,3 +126,16 @@ test("a forwarded call runs once in the page and its outcome goes back as tool.r
   calls.settle([{ ...forwarded, status: "failed", error: "refused", forward: false }]);
   assert.equal(app.sent.length, 2, "settling runs nothing");
 });
+
+test("an approval's reply that says forward runs nothing: only the chat's stream starts the run", async () => {
+  const forwardedCall = { ...pendingClick, status: "forward", forward: true, approval_id: null };
+  const app = fakeApp({ "tool.decide": { call: forwardedCall }, "ext.run_tool": { ok: true, result: { ok: true }, tabId: 1 }, "tool.result": { recorded: true } });
+  const calls = new ToolCalls(app, document.createElement("ul"), () => {});
+  calls.update(pendingClick);
+  calls.list.querySelector("button.tool-approve").click();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(app.sent.map(([type]) => type), ["tool.decide"], "the host may not wait for the result yet");
+  calls.update(forwardedCall); // the chat.ask stream: now the host waits
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(app.sent.map(([type]) => type), ["tool.decide", "ext.run_tool", "tool.result"]);
+});
