@@ -16,6 +16,7 @@ import pytest
 from panel_browser import Page, PanelBrowser
 
 from html_server import serve
+from llm_servers import ProviderServer, Reply, openai_sse
 from support import REPO
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
@@ -67,6 +68,15 @@ def form(browser: PanelBrowser, site: str) -> Iterator[Page]:
     page = browser.open(f"{site}/form", watch=True)
     yield page
     browser.devtools.call("Target.closeTarget", targetId=page.target_id)
+
+
+def shoot(panel: Page, name: str) -> None:
+    for width in (360, 800):
+        for dark in (False, True):
+            scheme = "dark" if dark else "light"
+            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
+    panel.call("Emulation.clearDeviceMetricsOverride")
+    panel.call("Emulation.setEmulatedMedia", features=[])
 
 
 def run_tool(panel: Page, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -148,3 +158,160 @@ def test_a_page_that_navigates_makes_the_old_handles_stale(
     fresh = observed(panel)
     assert run_tool(panel, "browser.click", {"handleId": handle(fresh, "Add one")})["ok"]
     assert form.eval("document.getElementById('count').textContent") == "1"
+
+
+# --- the whole loop: a model's proposals, the gate, the panel's card, the page ------------------
+
+OBSERVE = {"name": "browser.observe_dom", "arguments": {"maxChars": 2000}}
+CLICK = {"name": "browser.click", "arguments": {"handleId": "h1"}}  # the button: the first handle
+TYPE_PASSWORD = {"name": "browser.type", "arguments": {"handleId": "h3", "text": "hunter2"}}
+LAST = ".msg.assistant:last-child"
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ProviderServer]:
+    server = ProviderServer([Reply(chunks=openai_sse(["{}"]))])
+    yield server
+    server.close()
+
+
+def proposing(*calls: dict[str, Any], markdown: str = "Working on it.") -> Reply:
+    reply = json.dumps({"assistant": {"markdown": markdown}, "tool_calls": list(calls)})
+    return Reply(chunks=openai_sse([reply[i : i + 60] for i in range(0, len(reply), 60)]))
+
+
+def answering(markdown: str) -> Reply:
+    return Reply(chunks=openai_sse([json.dumps({"assistant": {"markdown": markdown}})]))
+
+
+@pytest.fixture(scope="module")
+def chat(panel: Page, model_server: ProviderServer) -> Page:
+    """The panel with the loopback model server as its default provider (added in Settings)."""
+    panel.click("#tab-settings")
+    panel.wait("document.querySelector('#provider-form')", what="the provider form")
+    panel.type("#provider-id", "loop")
+    panel.type("#provider-kind", "openai_compatible")
+    panel.type("#provider-model", "recorder")
+    panel.type("#provider-base-url", model_server.url)
+    panel.eval("document.querySelector('#provider-form').requestSubmit(), true")
+    panel.wait("document.querySelector('#provider-list [data-id=loop]')", what="the new provider")
+    panel.type("#default-provider", "loop")
+    panel.click("#tab-chat")
+    return panel
+
+
+def start_ask(panel: Page, question: str) -> int:
+    """Ask in the Chat view; returns how many answers there were before."""
+    panel.click("#tab-chat")
+    before = int(panel.eval("document.querySelectorAll('.msg.assistant').length"))
+    panel.type("#question", question)
+    panel.click("#ask")
+    panel.wait(f"document.querySelectorAll('.msg.assistant').length > {before}", what="the answer")
+    return before
+
+
+def card(panel: Page, tool: str, status: str, seconds: float = 30) -> None:
+    panel.wait(
+        f"[...document.querySelectorAll('{LAST} .tool-call')].some(c =>"
+        f" c.querySelector('code')?.textContent === '{tool}' && c.dataset.status === '{status}')",
+        seconds=seconds,
+        what=f"a {status} {tool} card",
+    )
+
+
+def finished(panel: Page) -> dict[str, Any]:
+    panel.wait(
+        f"['done', 'error'].includes(document.querySelector('{LAST}').dataset.state)",
+        seconds=60,
+        what="the answer to finish",
+    )
+    return dict(
+        panel.eval(
+            f"""(() => {{ const last = document.querySelector('{LAST}');
+            return {{state: last.dataset.state, text: last.querySelector('.answer').textContent,
+              status: last.querySelector('.msg-status').textContent,
+              calls: [...last.querySelectorAll('.tool-call')].map(c =>
+                [c.querySelector('code').textContent, c.dataset.status])}}; }})()"""
+        )
+    )
+
+
+def told(server: ProviderServer, index: int) -> str:
+    """The messages of the model server's request `index`, as one JSON text."""
+    return json.dumps(server.received[index].body.get("messages"))
+
+
+def count(form: Page) -> str:
+    return str(form.eval("document.getElementById('count').textContent"))
+
+
+def test_deny_leaves_the_page_untouched_and_the_model_is_told(
+    chat: Page, form: Page, model_server: ProviderServer
+) -> None:
+    model_server.replies = [proposing(CLICK), answering("I did not click it.")]
+    asked = len(model_server.received)
+    start_ask(chat, "Click the button on the page.")
+    card(chat, "browser.click", "pending")
+    assert count(form) == "0", "nothing runs while the card waits"
+    assert chat.eval(f"document.querySelector('{LAST} .tool-call .tool-reason').textContent")
+    chat.click(f"{LAST} .tool-call[data-status=pending] .tool-deny")
+    answer = finished(chat)
+    assert answer["state"] == "done", answer
+    assert answer["calls"] == [["browser.click", "denied"]]
+    assert count(form) == "0"
+    assert len(model_server.received) == asked + 2
+    assert "denied" in told(model_server, asked + 1)
+
+
+def test_observe_runs_its_handles_reach_the_model_and_approve_clicks_the_button(
+    chat: Page, form: Page, model_server: ProviderServer
+) -> None:
+    model_server.replies = [proposing(OBSERVE), proposing(CLICK), answering("Clicked: one click.")]
+    asked = len(model_server.received)
+    start_ask(chat, "Look at the page, then click its button.")
+    card(chat, "browser.click", "pending")
+    second = told(model_server, asked + 1)
+    assert '\\"id\\": \\"h1\\"' in second or '"id": "h1"' in second, second[-3000:]
+    assert "Add one" in second
+    assert count(form) == "0", "the click waits for the user"
+    shoot(chat, "tool-approval")
+    chat.eval(f"document.querySelector('{LAST} .tool-remember').value = 'always', true")
+    chat.click(f"{LAST} .tool-call[data-status=pending] .tool-approve")
+    answer = finished(chat)
+    assert answer["state"] == "done", answer
+    assert answer["calls"] == [["browser.observe_dom", "executed"], ["browser.click", "executed"]]
+    assert count(form) == "1"
+    third = told(model_server, asked + 2)
+    assert "executed" in third
+    assert "Counter form" in third
+    assert answer["text"].startswith("Clicked")
+    assert chat.problems() == []
+    assert form.problems() == []
+
+
+def test_the_remembered_decision_is_listed_in_settings_and_can_be_revoked(chat: Page) -> None:
+    chat.click("#tab-settings")
+    chat.wait(
+        "[...document.querySelectorAll('#tool-rules .rule code')].some(c => c.textContent === 'browser.click')",
+        what="the remembered browser.click rule",
+    )
+    chat.eval("document.querySelector('#tool-permissions').scrollIntoView(), true")
+    shoot(chat, "tool-permissions")
+    chat.click("#tool-rules .rule .danger")
+    chat.wait("document.querySelectorAll('#tool-rules .rule').length === 0", what="the rule to go")
+    chat.click("#tab-chat")
+
+
+def test_typing_into_the_password_field_is_refused_and_it_stays_empty(
+    chat: Page, form: Page, model_server: ProviderServer
+) -> None:
+    model_server.replies = [proposing(OBSERVE), proposing(TYPE_PASSWORD), answering("I will not.")]
+    asked = len(model_server.received)
+    start_ask(chat, "Type my password into the page.")
+    answer = finished(chat)
+    assert answer["state"] == "done", answer
+    assert answer["calls"] == [["browser.observe_dom", "executed"], ["browser.type", "denied"]]
+    assert form.eval("document.getElementById('pw').value") == ""
+    assert "denied" in told(model_server, asked + 2)
+    assert chat.problems() == []
+    assert form.problems() == []
