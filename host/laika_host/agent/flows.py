@@ -32,7 +32,8 @@ from ..redact import redact_prefix, redact_text
 from ..store import InvalidInputError, Store
 from ..store.chat import MAX_CHAT_MARKDOWN
 from ..store.runs import RunLinks, RunUsage
-from . import audit
+from ..tools.turn import ToolRunner, TurnFacts
+from . import audit, tool_loop
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
 from .prompts import Task, prompt_for, response_format, system_prompt, user_prompt
@@ -58,6 +59,11 @@ class Answer:
     provider: str = "offline"
     chat_result: ChatResult | None = None  # the model call behind it (not printed)
     fallback: Fallback | None = None  # set when the offline runtime answered instead
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The last `tool_call` event of each call proposed in the turn."""
+    grounded: bool = True
+    """False for the offline runtime's answer to a request for an action (a tool's outcome
+    or a decline): it quotes no source, and is not flagged for it."""
 
     def to_json(self) -> dict[str, Any]:
         shown: dict[str, Any] = {
@@ -67,6 +73,7 @@ class Answer:
             "run_id": self.run_id,
             "warnings": self.warnings,
             "provider": self.provider,
+            "tool_calls": self.tool_calls,
         }
         if self.fallback is not None:
             shown["fallback"] = {"provider": self.fallback.provider, "reason": self.fallback.reason}
@@ -81,10 +88,12 @@ class Fallback:
     reason: str
 
 
-def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
+def budget_for(
+    provider: ProviderConfig | None, max_tokens: int, tools: list[str] | None = None
+) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
-    return pack_budget(provider, max_tokens, system_prompt("web.answer"))
+    return pack_budget(provider, max_tokens, system_prompt("web.answer", tools or ()))
 
 
 def context_window(provider: ProviderConfig) -> int:
@@ -108,15 +117,18 @@ async def ask(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
     fallback: bool = False,
+    tools: ToolRunner | None = None,
 ) -> Answer:
     """Answer `question` from the collection's sources, with verified citations. With
     `fallback`, a provider that gives no answer (down, refusing, failing) is replaced by the
-    offline runtime over the same collection, and the answer says so (`Answer.fallback`)."""
+    offline runtime over the same collection, and the answer says so (`Answer.fallback`).
+    `tools`: the turn's tool runner (None: no tools offered, proposals ignored)."""
     target = await store.collections.get(collection)
     if not target.source_count:  # nothing to ground an answer in: no model call
-        turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, None)
+        turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
+        turn.tools = tools
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
-    budget = budget_for(provider, max_tokens)
+    budget = budget_for(provider, max_tokens, tools.offered() if tools else None)
     pack = await _pack(store, target.id, target.title, question, budget)
     if provider is not None:
         pack = await _fit(
@@ -129,6 +141,7 @@ async def ask(
             target=target,
         )
     turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
+    turn.tools = tools
     if fallback and provider is not None:
         turn.fallback = lambda: _offline_repacked(store, target, question)
     return await turn.run("web.answer", lambda: _offline(question, pack), "chat.ask")
@@ -144,9 +157,10 @@ async def summarize(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
     fallback: bool = False,
+    tools: ToolRunner | None = None,
 ) -> Answer:
     """Store the observed page as a source, then summarize it with verified citations
-    (`fallback`: as in `ask`)."""
+    (`fallback`, `tools`: as in `ask`)."""
     saved = await store.sources.save_capture(collection, capture, origin="summarize")
     source = await store.sources.get(saved.source.id)
     pack = pack_page(
@@ -165,6 +179,7 @@ async def summarize(
     turn = _Turn(
         store, source.collection_id, question, pack, provider, client, max_tokens, on_delta
     )
+    turn.tools = tools
     if fallback and provider is not None:
         turn.fallback = _ready(lambda: _offline_summary(pack))
     return await turn.run("web.summarize", lambda: _offline_summary(pack), "page.summarize")
@@ -183,19 +198,23 @@ class _Turn:
     max_tokens: int
     on_delta: OnDelta | None
     fallback: Callable[[], Awaitable[Answer]] | None = None
+    tools: ToolRunner | None = None
 
     async def run(self, task: Task, offline: Callable[[], Answer], kind: str) -> Answer:
         """Record the question, answer it (offline or with the model), record the answer."""
         user_event = await self.store.chat.append(self.collection_id, "user", self.question)
         correlation = uuid.uuid4().hex
+        facts = TurnFacts(user_event.id, self.collection_id, untrusted=bool(self.pack.documents))
         try:
-            answer = await self._answer(task, offline, correlation)
+            answer = await self._answer(task, offline, correlation, facts)
         except Exception as error:  # the question is saved: its turn is saved too, as failed
             log.exception("answering failed (correlation %s)", correlation)
             message = redact_prefix(f"{type(error).__name__}: {error}", MAX_FAILURE_MESSAGE)
             answer = Answer("error", "", warnings=[f"the answer failed ({message})"])
             if self.provider is not None:
                 answer.provider = self.provider.id
+        if self.tools is not None:
+            answer.tool_calls = self.tools.reports()
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
@@ -215,9 +234,11 @@ class _Turn:
         )
         return answer
 
-    async def _answer(self, task: Task, offline: Callable[[], Answer], correlation: str) -> Answer:
+    async def _answer(
+        self, task: Task, offline: Callable[[], Answer], correlation: str, facts: TurnFacts
+    ) -> Answer:
         if self.provider is None:
-            answer = offline()
+            answer = await self._offline_action(facts) or offline()
             _stream_offline(answer.answer_markdown, self.on_delta)
             return answer
         answer = await _with_model(
@@ -229,6 +250,7 @@ class _Turn:
             on_delta=self.on_delta,
             correlation=correlation,
             task=task,
+            tools=(self.tools, facts),
         )
         if answer.status != "error" or self.fallback is None:
             return answer
@@ -237,6 +259,17 @@ class _Turn:
         replaced = await self.fallback()
         replaced.fallback = Fallback(self.provider.id, reason)
         return replaced
+
+    async def _offline_action(self, facts: TurnFacts) -> Answer | None:
+        """The offline runtime's answer to a request for an action (a tool's outcome, or a
+        decline listing what it can do); None for a question about the sources."""
+        if self.tools is None:
+            return None
+        acted = await tool_loop.offline_turn(self.question, self.tools, facts)
+        if acted is None:
+            return None
+        markdown, declined = acted
+        return Answer("unsupported" if declined else "ok", markdown, grounded=False)
 
 
 def _empty(title: str) -> Answer:
@@ -255,7 +288,8 @@ UNCITED = "no citation in this answer checks out against your sources: treat it 
 def _uncited(answer: Answer) -> bool:
     """An answer with text but not one verified citation: say so, whatever its status."""
     return (
-        bool(answer.answer_markdown.strip())
+        answer.grounded
+        and bool(answer.answer_markdown.strip())
         and answer.status in ("ok", "partial")
         and not any(citation.get("verified") for citation in answer.citations)
     )
@@ -371,22 +405,49 @@ async def _with_model(
     on_delta: OnDelta | None,
     correlation: str,
     task: Task,
+    tools: tuple[ToolRunner | None, TurnFacts] | None = None,
 ) -> Answer:
+    """The model's answer; with a tool runner, after the tool loop (`tool_loop.converse`):
+    its proposals gated and run, their outcomes told to it, at most a few rounds."""
     markdown_mode = uses_markdown_mode(provider)
+    runner, facts = tools if tools is not None else (None, TurnFacts(None, None, untrusted=True))
+    runner = None if markdown_mode else runner  # Markdown mode offers no tools
+    offered = runner.offered() if runner is not None else []
     request = _chat_request(
-        question, pack, provider, max_tokens=max_tokens, task=task, markdown_mode=markdown_mode
+        question,
+        pack,
+        provider,
+        max_tokens=max_tokens,
+        task=task,
+        markdown_mode=markdown_mode,
+        tools=offered,
     )
-    audit.audit(
-        "llm.request",
-        correlation,
-        provider=provider.id,
-        model=provider.model,
-        documents=len(pack.documents),
-        tokens_estimate=pack.tokens,
+
+    async def ask(messages: list[ChatMessage]) -> tuple[str, Answer, list[tool_loop.ProposedCall]]:
+        sent = request.model_copy(update={"messages": messages})
+        audit.audit(
+            "llm.request",
+            correlation,
+            provider=provider.id,
+            model=provider.model,
+            documents=len(pack.documents),
+            tokens_estimate=pack.tokens,
+            messages=len(messages),
+        )
+        audit.debug_packet(correlation, "request", sent.model_dump(mode="json"))
+        result = await _call(provider, sent, client, on_delta)
+        answer, parsed = _interpret(result, pack, correlation, markdown_mode)
+        return result.text, answer, tool_loop.proposals(parsed)
+
+    def between() -> None:
+        if on_delta is not None:
+            on_delta("\n\n")
+
+    answer, notes = await tool_loop.converse(
+        list(request.messages), ask, runner, facts, between=between
     )
-    audit.debug_packet(correlation, "request", request.model_dump(mode="json"))
-    result = await _call(provider, request, client, on_delta)
-    return _interpret(result, pack, correlation, markdown_mode)
+    answer.warnings += notes
+    return answer
 
 
 def uses_markdown_mode(provider: ProviderConfig | None) -> bool:
@@ -404,18 +465,21 @@ def _chat_request(
     max_tokens: int,
     task: Task,
     markdown_mode: bool,
+    tools: list[str] | None = None,
 ) -> ChatRequest:
     supports_json = provider.kind != "anthropic" and not markdown_mode
+    offered = tools or []
+    system = prompt_for(task, markdown_mode=markdown_mode, tools=offered)
     return ChatRequest(
         model=provider.model,
         messages=[
-            ChatMessage(role="system", content=prompt_for(task, markdown_mode=markdown_mode)),
+            ChatMessage(role="system", content=system),
             ChatMessage(
                 role="user",
                 content=user_prompt(redact_text(question), pack.documents, pack.note()),
             ),
         ],
-        response_format=response_format() if supports_json else None,
+        response_format=response_format(offered) if supports_json else None,
         max_tokens=max_tokens,
         temperature=0,
     )
@@ -440,13 +504,17 @@ async def _call(
 _CITATION_PATH = re.compile(r"assistant\.citations\[(\d{1,6})\]")
 
 
-def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool) -> Answer:
+def _interpret(
+    result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool
+) -> tuple[Answer, ParsedResponse | None]:
+    """The reply as an answer with checked citations, and its parse (None: no reply)."""
     if result.status == "error" or not result.text.strip():
         message = result.error.message if result.error else "the model returned nothing"
         audit.audit(
             "llm.error", correlation, error=result.error.to_json() if result.error else None
         )
-        return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
+        provider = str(result.provider_meta.provider)
+        return Answer("error", "", warnings=[message], provider=provider), None
     read = parse_markdown_reply if markdown_mode else parse_response
     parsed = read(result.text, request_id=correlation, max_chars=MAX_CHAT_MARKDOWN)
     citations = _as_numbered([_as_dict(c) for c in parsed.citations], parsed.dropped)
@@ -470,7 +538,8 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
         usage=result.usage.model_dump(),
     )
     provider = str(result.provider_meta.provider)
-    return Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
+    answer = Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
+    return answer, parsed
 
 
 def _turn_status(result: ChatResult, parsed: ParsedResponse) -> Status:
@@ -551,6 +620,7 @@ async def _persist(
         "assistant",
         answer.answer_markdown or "(no answer)",
         citations=cast("list[JsonValue]", answer.citations),
+        tool_calls=cast("list[JsonValue]", answer.tool_calls),
         model=model,
     )
     result = answer.chat_result

@@ -85,21 +85,50 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": schema.get("type", "string")}
 
 
-def response_format() -> dict[str, Any]:
+def response_format(tools: Sequence[str] = AVAILABLE_TOOLS) -> dict[str, Any]:
     return {
         "type": "json_schema",
-        "json_schema": {"name": "llmcp_answer", "schema": answer_schema()},
+        "json_schema": {"name": "llmcp_answer", "schema": schema_with_tools(tools)},
     }
 
 
+def schema_with_tools(tools: Sequence[str]) -> dict[str, Any]:
+    """The answer schema, plus an optional `tool_calls` array naming only the offered tools
+    when a turn offers any (a provider that enforces the schema could not propose otherwise)."""
+    schema = answer_schema()
+    if not tools:
+        return schema
+    call = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": list(tools)},
+            "arguments": {"type": "object"},
+        },
+        "required": ["name", "arguments"],
+    }
+    properties = {**schema["properties"], "tool_calls": {"type": "array", "items": call}}
+    return {**schema, "properties": properties}
+
+
+DECLINE_RULE = (
+    "When the user asks for an action that none of these tools can do (for example deleting "
+    "browser history, sending an email, buying something), run nothing: say plainly that you "
+    "cannot do it, and list in one short line each what you can do (the tools above)."
+)
+
+
 def tool_rule(tools: Sequence[str]) -> str:
-    """The prompt's tool rule: none, or the registry's list of the offered tools."""
+    """The prompt's tool rule: none, or the registry's list of the offered tools with the
+    whitelist rule (spec 004: an intent no tool matches is declined, never improvised)."""
     if not tools:
         return "No tools are available in this conversation: do not emit tool_calls."
     return (
-        "You may propose only these tools, as tool_calls items {name, arguments}; a request "
-        "that none of them fits is declined in your answer, never improvised:\n"
+        "You may propose only these tools, as top-level tool_calls items {name, arguments}; "
+        "a request that none of them fits is declined in your answer, never improvised. "
+        "Tool results come back in a message from the tool sender; then answer.\n"
         + prompt_tool_list(tools)
+        + "\n"
+        + DECLINE_RULE
     )
 
 

@@ -84,6 +84,13 @@ max_tokens_option = click.option(
 )
 
 
+no_tools_option = click.option(
+    "--no-tools",
+    is_flag=True,
+    help="Offer the model no tools (the prompt is as before tools existed).",
+)
+
+
 fallback_option = click.option(
     "--no-fallback",
     is_flag=True,
@@ -98,6 +105,7 @@ fallback_option = click.option(
 @max_tokens_option
 @with_provider_options
 @fallback_option
+@no_tools_option
 @json_option
 def ask(
     question: str,
@@ -109,6 +117,7 @@ def ask(
     api_key_env: str | None,
     kind: str | None,
     no_fallback: bool,
+    no_tools: bool,
     as_json: bool,
 ) -> None:
     """Ask a question over a collection; the answer's citations are checked against the
@@ -117,21 +126,79 @@ def ask(
     On a terminal the answer streams as the model writes it; piped, or with --json, only the
     checked answer is printed. When the default provider does not answer, one line on stderr
     says so and the offline runtime answers instead (labelled), unless --no-fallback.
+
+    The model may propose tools (`laika tools list`; not with --no-tools); each proposal goes
+    through the Policy Gate and is printed with its decision. A call that asks waits for a
+    y/N on a terminal; otherwise it stays pending (`laika approvals approve ID` runs it).
+    Browser tools run only from the browser extension.
     """
     from ..service.ask import AskOptions
     from ..service.ask import ask as ask_service
     from ..service.models import ProviderChoice
 
     stream = _Stream.for_output(as_json=as_json)
-    options = AskOptions(
-        collection=collection,
-        provider=ProviderChoice(provider_id, model, base_url, api_key_env, kind),
-        max_tokens=max_tokens,
-        fallback=not no_fallback,
-        on_delta=stream.on_delta,
-    )
-    answer = _answered(lambda store: ask_service(store, question, options))
+    provider = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
+
+    async def work(store: Store) -> Answer:
+        options = AskOptions(
+            collection=collection,
+            provider=provider,
+            max_tokens=max_tokens,
+            fallback=not no_fallback,
+            on_delta=stream.on_delta,
+            tools=None if no_tools else cli_runner(store, provider, collection, as_json=as_json),
+        )
+        return await ask_service(store, question, options)
+
+    answer = _answered(work)
     _finish(answer.to_json(), as_json=as_json, streamed=stream.text)
+
+
+def cli_runner(store: Store, provider: Any, collection: str, *, as_json: bool) -> Any:
+    """The Policy Gate for a command's turn: host tools only; a pending call is asked on a
+    terminal (y/N), else left pending."""
+    from ..tools.chat_runner import ChatRunner, offered_tools
+    from ..tools.registry import ExecuteOptions
+
+    prompt = not as_json and sys.stdin.isatty() and sys.stderr.isatty()
+    return ChatRunner(
+        store,
+        offered_tools(extension=False),
+        confirm=_confirm if prompt else None,
+        options=ExecuteOptions(provider=provider, collection=collection),
+    )
+
+
+def _confirm(event: dict[str, Any]) -> bool:
+    """Ask on the terminal whether a pending call runs (default: no)."""
+    click.echo(f"\nThe model proposes {event['tool']} {_short(event['arguments'])}", err=True)
+    click.echo(f"  {event['reason']}", err=True)
+    return click.confirm("  Run it?", default=False, err=True)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _print_tool_calls(calls: list[dict[str, Any]]) -> None:
+    """One line per proposal: tool, arguments (short), decision, rule, what came of it."""
+    if calls:
+        echo("\nTool calls:")
+    for call in calls:
+        outcome = call["status"]
+        if call["status"] == "executed":
+            outcome = f"executed: {_short(call['result'], 80)}"
+        elif call["status"] == "pending":
+            outcome = f"pending (laika approvals approve {call['approval_id']})"
+        elif call.get("error"):
+            outcome = f"{call['status']}: {call['error']}"
+        echo(
+            f"- {call['tool']} {_short(call['arguments'], 60)}: {call['decision']} "
+            f"by {call['rule_id']}; {outcome}"
+        )
 
 
 class _Stream:
@@ -196,6 +263,7 @@ def _print_answer(answer: dict[str, Any], streamed: str = "") -> None:
         echo(f"    {citation['locator'] or citation['url'] or citation['source_id']}")
         if citation.get("reason"):
             echo(f"    {citation['reason']}")
+    _print_tool_calls(answer.get("tool_calls", []))
     for warning in answer["warnings"]:
         echo(f"note: {warning}", err=True)
 

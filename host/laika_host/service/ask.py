@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..agent.flows import Answer
     from ..llm.config import ProviderConfig
     from ..store.records import ChatEvent
+    from ..tools.turn import ToolRunner
 
 OnDelta = Callable[[str], None]
 
@@ -38,6 +39,9 @@ class AskOptions:
     on_delta: OnDelta | None = None
     """Told the answer's text as it is written (a model's stream, or the offline answer a
     line at a time)."""
+    tools: ToolRunner | None = None
+    """The turn's tool runner (the Policy Gate, built by the caller, which knows how the user
+    approves); None: no tool is offered and the prompt is unchanged."""
 
     def falls_back(self) -> bool:
         return self.fallback and self.provider.by_default
@@ -67,6 +71,7 @@ async def ask(store: Store, question: str, options: AskOptions | None = None) ->
         max_tokens=options.max_tokens,
         on_delta=options.on_delta,
         fallback=options.falls_back(),
+        tools=options.tools,
     )
 
 

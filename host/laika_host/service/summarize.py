@@ -51,4 +51,5 @@ async def _summarize(
         max_tokens=options.max_tokens,
         on_delta=options.on_delta,
         fallback=options.falls_back(),
+        tools=options.tools,
     )

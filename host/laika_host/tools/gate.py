@@ -74,6 +74,8 @@ class CallOutcome:
     result: Any = None
     error: str | None = None
     forward: bool = False
+    forced_ask: bool = False
+    """The gate's `ask` was an `allow` turned into `ask` by untrusted content in context."""
 
     @property
     def approval_id(self) -> str | None:
@@ -141,8 +143,31 @@ async def propose(
     if decision.decision == "ask":
         session.pending_arguments[record.id] = arguments
     if decision.decision != "allow":
-        return CallOutcome(record)
+        return CallOutcome(record, forced_ask=decision.forced_ask)
     return await _run(store, record, arguments, options or ExecuteOptions())
+
+
+async def refuse(
+    store: Store,
+    call: Proposal,
+    context: GateContext,
+    *,
+    rule_id: str,
+    reason: str,
+    chat_event_id: str | None = None,
+) -> CallOutcome:
+    """Record a proposal denied before the gate reads it (a caller's own limit, such as the
+    chat's rounds of tool calls): on record like any other, never run."""
+    refused = Decision(decision="deny", rule_id=rule_id, reason=reason)
+    record = await _record(
+        store,
+        call,
+        context=context,
+        decision=refused,
+        chat_event_id=chat_event_id,
+        collection_id=await _collection_id(store, context.collection),
+    )
+    return CallOutcome(record)
 
 
 def rule_order(

@@ -17,6 +17,7 @@ from ...defaults import (
 from ...store.records import ChatEvent
 from .base_models import StrictPayload
 from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
+from .tool_models import ToolCallEvent
 
 ProviderRef = Annotated[
     str,
@@ -28,6 +29,10 @@ ProviderRef = Annotated[
 ]
 
 MaxTokens = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)]
+TOOLS_FLAG = (
+    "Offer the model the tools whose default for a model's proposal is not deny; each "
+    "proposal goes through the Policy Gate (`tool_call` events). false: no tools."
+)
 
 
 class ChatAsk(StrictPayload):
@@ -35,6 +40,7 @@ class ChatAsk(StrictPayload):
     collection: CollectionRef = DEFAULT_COLLECTION
     provider: ProviderRef | None = None
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
+    tools: bool = Field(default=True, description=TOOLS_FLAG)
 
 
 class ChatHistory(StrictPayload):
@@ -50,6 +56,7 @@ class PageSummarize(StrictPayload):
     collection: CollectionRef = DEFAULT_COLLECTION
     provider: ProviderRef | None = None
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
+    tools: bool = Field(default=True, description=TOOLS_FLAG)
 
 
 class CitationResult(BaseModel):
@@ -82,6 +89,9 @@ class AnswerResult(BaseModel):
     run_id: str | None
     warnings: list[str]
     provider: str
+    tool_calls: list[ToolCallEvent] = Field(
+        default_factory=list, description="The last `tool_call` event of each proposed call."
+    )
 
 
 class HistoryEvent(ChatEvent):

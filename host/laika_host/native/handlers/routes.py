@@ -13,6 +13,8 @@ _CHAT = "laika_host.native.handlers.chat_handlers"
 _CHAT_MODELS = "laika_host.native.handlers.chat_models"
 _PROVIDERS = "laika_host.native.handlers.provider_handlers"
 _PROVIDER_MODELS = "laika_host.native.handlers.provider_models"
+_TOOLS = "laika_host.native.handlers.tool_handlers"
+_TOOL_MODELS = "laika_host.native.handlers.tool_models"
 _TRANSFORM = "laika_host.native.handlers.transform_handlers"
 _TRANSFORM_MODELS = "laika_host.native.handlers.transform_models"
 
@@ -184,7 +186,7 @@ ROUTES = (
         "every citation verified against the stored text (or flagged).",
         payload=f"{_CHAT_MODELS}:ChatAsk",
         result=f"{_CHAT_MODELS}:AnswerResult",
-        events=("delta",),
+        events=("delta", "tool_call"),
     ),
     Route(
         "chat.history",
@@ -200,7 +202,7 @@ ROUTES = (
         "streamed `delta` events, then the answer.",
         payload=f"{_CHAT_MODELS}:PageSummarize",
         result=f"{_CHAT_MODELS}:AnswerResult",
-        events=("delta",),
+        events=("delta", "tool_call"),
     ),
     Route(
         "transform.list_types",
@@ -281,6 +283,39 @@ ROUTES = (
         "The provider used when a request names none: a configured id, or `offline`.",
         payload=f"{_PROVIDER_MODELS}:DefaultTarget",
         result=f"{_PROVIDER_MODELS}:DefaultSet",
+    ),
+    Route(
+        "tool.decide",
+        f"{_TOOLS}:tool_decide",
+        "Approve or deny a pending tool call (its `approval_id`), optionally remembered.",
+        payload=f"{_TOOL_MODELS}:ToolDecide",
+        result=f"{_TOOL_MODELS}:ToolDecided",
+    ),
+    Route(
+        "tool.result",
+        f"{_TOOLS}:tool_result",
+        "The extension's answer for a forwarded browser tool a chat waits for.",
+        payload=f"{_TOOL_MODELS}:ToolResult",
+        result=f"{_TOOL_MODELS}:ToolResultRecorded",
+    ),
+    Route(
+        "tools.list",
+        f"{_TOOLS}:tools_list",
+        "The tool registry: each tool with its risk, where it runs and its gate default.",
+        result=f"{_TOOL_MODELS}:ToolList",
+    ),
+    Route(
+        "tools.rules",
+        f"{_TOOLS}:tools_rules",
+        "The remembered decisions: this session's, then those remembered always.",
+        result=f"{_TOOL_MODELS}:ToolRules",
+    ),
+    Route(
+        "tools.forget",
+        f"{_TOOLS}:tools_forget",
+        "Revoke a remembered decision.",
+        payload=f"{_TOOL_MODELS}:ToolForget",
+        result=f"{_TOOL_MODELS}:ToolForgotten",
     ),
 )
 
