@@ -7,6 +7,7 @@ the side panel's card waits for Approve / Deny. One browser serves the module's 
 
 from __future__ import annotations
 
+import http.server
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -168,25 +169,49 @@ TYPE_PASSWORD = {"name": "browser.type", "arguments": {"handleId": "h3", "text":
 LAST = ".msg.assistant:last-child"
 
 
+class ScriptedServer(ProviderServer):
+    """The recording server, its chat replies counted per exchange: a probe (GET /models,
+    POST /tokenize) that lands in the middle of an exchange does not shift them."""
+
+    def __init__(self) -> None:
+        super().__init__([Reply(chunks=openai_sse(["{}"]))])
+        self.script: list[Reply] = []
+        self.served = 0
+
+    def play(self, handler: http.server.BaseHTTPRequestHandler, reply: Reply) -> None:
+        if handler.path.endswith("/chat/completions") and self.script:
+            reply = self.script[min(self.served, len(self.script) - 1)]
+            self.served += 1
+        super().play(handler, reply)
+
+
 @pytest.fixture(scope="module")
-def model_server() -> Iterator[ProviderServer]:
-    server = ProviderServer([Reply(chunks=openai_sse(["{}"]))])
+def model_server() -> Iterator[ScriptedServer]:
+    server = ScriptedServer()
     yield server
     server.close()
 
 
 def proposing(*calls: dict[str, Any], markdown: str = "Working on it.") -> Reply:
-    reply = json.dumps({"assistant": {"markdown": markdown}, "tool_calls": list(calls)})
+    reply = json.dumps(
+        {"assistant": {"markdown": markdown}, "citations": [], "tool_calls": list(calls)}
+    )
     return Reply(chunks=openai_sse([reply[i : i + 60] for i in range(0, len(reply), 60)]))
 
 
 def answering(markdown: str) -> Reply:
-    return Reply(chunks=openai_sse([json.dumps({"assistant": {"markdown": markdown}})]))
+    return Reply(
+        chunks=openai_sse([json.dumps({"assistant": {"markdown": markdown}, "citations": []})])
+    )
 
 
 @pytest.fixture(scope="module")
-def chat(panel: Page, model_server: ProviderServer) -> Page:
-    """The panel with the loopback model server as its default provider (added in Settings)."""
+def chat(panel: Page, model_server: ScriptedServer) -> Page:
+    """The panel with the loopback model server as its default provider (added in Settings),
+    asking about an Inbox with one note. A grounded turn has its sources in context, which the
+    gate treats as untrusted: every call asks, an allowed read too (`forced_ask`)."""
+    note = {"text": "The counter form has a button that adds one.", "collection": "Inbox"}
+    panel.eval(f"laikaPanel.request('sources.add_note', {json.dumps(note)}).then(() => true)")
     panel.click("#tab-settings")
     panel.wait("document.querySelector('#provider-form')", what="the provider form")
     panel.type("#provider-id", "loop")
@@ -236,9 +261,24 @@ def finished(panel: Page) -> dict[str, Any]:
     )
 
 
-def told(server: ProviderServer, index: int) -> str:
-    """The messages of the model server's request `index`, as one JSON text."""
-    return json.dumps(server.received[index].body.get("messages"))
+def approve(panel: Page, tool: str) -> None:
+    """Approve the pending card of `tool` (just this once)."""
+    card(panel, tool, "pending")
+    panel.click(f"{LAST} .tool-call[data-status=pending] .tool-approve")
+
+
+def script(server: ScriptedServer, *replies: Reply) -> int:
+    """Serve `replies` to the next chat requests, in order; returns where this exchange
+    starts in `server.received`."""
+    server.script, server.served = list(replies), 0
+    return len(server.received)
+
+
+def told(server: ScriptedServer, start: int, number: int) -> str:
+    """The messages of the exchange's chat request `number` (0: the first), as JSON text."""
+    posts = [r for r in server.received[start:] if r.path.endswith("/chat/completions")]
+    assert len(posts) > number, f"the model was asked {len(posts)} times"
+    return json.dumps(posts[number].body.get("messages"))
 
 
 def count(form: Page) -> str:
@@ -246,10 +286,9 @@ def count(form: Page) -> str:
 
 
 def test_deny_leaves_the_page_untouched_and_the_model_is_told(
-    chat: Page, form: Page, model_server: ProviderServer
+    chat: Page, form: Page, model_server: ScriptedServer
 ) -> None:
-    model_server.replies = [proposing(CLICK), answering("I did not click it.")]
-    asked = len(model_server.received)
+    asked = script(model_server, proposing(CLICK), answering("I did not click it."))
     start_ask(chat, "Click the button on the page.")
     card(chat, "browser.click", "pending")
     assert count(form) == "0", "nothing runs while the card waits"
@@ -259,18 +298,23 @@ def test_deny_leaves_the_page_untouched_and_the_model_is_told(
     assert answer["state"] == "done", answer
     assert answer["calls"] == [["browser.click", "denied"]]
     assert count(form) == "0"
-    assert len(model_server.received) == asked + 2
-    assert "denied" in told(model_server, asked + 1)
+    assert "denied" in told(model_server, asked, 1)
 
 
 def test_observe_runs_its_handles_reach_the_model_and_approve_clicks_the_button(
-    chat: Page, form: Page, model_server: ProviderServer
+    chat: Page, form: Page, model_server: ScriptedServer
 ) -> None:
-    model_server.replies = [proposing(OBSERVE), proposing(CLICK), answering("Clicked: one click.")]
-    asked = len(model_server.received)
+    asked = script(
+        model_server, proposing(OBSERVE), proposing(CLICK), answering("Clicked: one click.")
+    )
     start_ask(chat, "Look at the page, then click its button.")
+    card(chat, "browser.observe_dom", "pending")
+    forced = chat.eval(f"document.querySelector('{LAST} .tool-call .tool-rule').textContent")
+    assert "untrusted page content" in forced
+    approve(chat, "browser.observe_dom")
+    card(chat, "browser.observe_dom", "executed")
     card(chat, "browser.click", "pending")
-    second = told(model_server, asked + 1)
+    second = told(model_server, asked, 1)
     assert '\\"id\\": \\"h1\\"' in second or '"id": "h1"' in second, second[-3000:]
     assert "Add one" in second
     assert count(form) == "0", "the click waits for the user"
@@ -281,7 +325,7 @@ def test_observe_runs_its_handles_reach_the_model_and_approve_clicks_the_button(
     assert answer["state"] == "done", answer
     assert answer["calls"] == [["browser.observe_dom", "executed"], ["browser.click", "executed"]]
     assert count(form) == "1"
-    third = told(model_server, asked + 2)
+    third = told(model_server, asked, 2)
     assert "executed" in third
     assert "Counter form" in third
     assert answer["text"].startswith("Clicked")
@@ -303,15 +347,17 @@ def test_the_remembered_decision_is_listed_in_settings_and_can_be_revoked(chat: 
 
 
 def test_typing_into_the_password_field_is_refused_and_it_stays_empty(
-    chat: Page, form: Page, model_server: ProviderServer
+    chat: Page, form: Page, model_server: ScriptedServer
 ) -> None:
-    model_server.replies = [proposing(OBSERVE), proposing(TYPE_PASSWORD), answering("I will not.")]
-    asked = len(model_server.received)
+    asked = script(
+        model_server, proposing(OBSERVE), proposing(TYPE_PASSWORD), answering("I will not.")
+    )
     start_ask(chat, "Type my password into the page.")
+    approve(chat, "browser.observe_dom")
     answer = finished(chat)
     assert answer["state"] == "done", answer
     assert answer["calls"] == [["browser.observe_dom", "executed"], ["browser.type", "denied"]]
     assert form.eval("document.getElementById('pw').value") == ""
-    assert "denied" in told(model_server, asked + 2)
+    assert "denied" in told(model_server, asked, 2)
     assert chat.problems() == []
     assert form.problems() == []

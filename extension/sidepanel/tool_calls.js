@@ -105,8 +105,7 @@ export class ToolCalls {
       "div",
       { class: "tool-decide actions", role: "group", "aria-label": `Approve or deny ${event.tool}` },
       buttons,
-      h("label", { for: id }, "Remember"),
-      remember,
+      h("span", { class: "tool-remember-field" }, h("label", { for: id }, "Remember"), remember),
     );
   }
 
