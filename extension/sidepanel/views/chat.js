@@ -1,6 +1,7 @@
 // Chat: the collection's conversation (chat.history), the answer streaming in as plain text,
 // then the host-rendered answer (through setSafeHtml) with one chip per citation. A verified
 // chip opens the live page at the quote, or the stored copy when the page lost the words.
+// Tool calls the model proposes show as cards in the answer (tool_calls.js).
 
 import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
@@ -8,6 +9,7 @@ import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
 import { streamingPreview } from "../stream_text.js";
+import { ToolCalls } from "../tool_calls.js";
 
 export function mountChat(app, root) {
   const view = new ChatView(app, root);
@@ -43,7 +45,9 @@ class ChatView {
       h("div", { class: "actions" }, this.askButton, this.stopButton, this.pageButton),
     );
     this.empty = h("p", { class: "muted", id: "chat-empty" }, "Ask a question: answers cite your saved sources.");
-    fill(root, this.empty, this.log, this.form);
+    // approvals are announced here, politely: focus never jumps away from what the user types
+    this.live = h("p", { class: "visually-hidden", id: "chat-announce", role: "status", "aria-live": "polite" });
+    fill(root, this.empty, this.log, this.form, this.live);
   }
 
   async loadHistory() {
@@ -70,6 +74,7 @@ class ChatView {
       answer_html: event.answer_html,
       citations: event.citations ?? [],
       warnings: [],
+      tool_calls: event.tool_calls ?? [],
     });
     return bubble.item;
   }
@@ -104,7 +109,9 @@ class ChatView {
     this.controller = new AbortController();
     this.busy(true);
     let streamed = "";
+    const calls = this.toolCalls(bubble);
     const onEvent = (frame) => {
+      if (frame.event === "tool_call") return calls.update(frame.data);
       if (frame.event !== "delta" || typeof frame.data?.text !== "string") return;
       streamed += frame.data.text;
       // plain text while streaming; HTML only from the host's final render
@@ -114,12 +121,13 @@ class ChatView {
     };
     try {
       const result = await this.app.request(type, payload, { onEvent, signal: this.controller.signal });
-      this.finish(bubble, result);
+      this.finish(bubble, result, calls);
     } catch (error) {
       bubble.item.dataset.state = error?.code === "cancelled" ? "cancelled" : "error";
       bubble.status.textContent =
         error?.code === "cancelled" ? "Stopped. Ask again when you like." : describeError(error);
       bubble.status.classList.toggle("error", error?.code !== "cancelled");
+      calls.settle([]); // no Approve left on a finished exchange: the host denied what still waited
     } finally {
       this.controller = null;
       this.busy(false);
@@ -137,8 +145,16 @@ class ChatView {
     this.controller?.abort();
   }
 
-  /** The final answer: host HTML (sanitized again here), chips, status, Copy as Markdown. */
-  finish(bubble, result) {
+  toolCalls(bubble) {
+    return new ToolCalls(this.app, bubble.tools, (text) => {
+      this.live.textContent = text;
+    });
+  }
+
+  /** The final answer: host HTML (sanitized again here), chips, the tool calls folded to a
+   * line each, status, Copy as Markdown. */
+  finish(bubble, result, calls = this.toolCalls(bubble)) {
+    calls.settle(result.tool_calls);
     if (typeof result.answer_html === "string") setSafeHtml(bubble.answer, result.answer_html);
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
@@ -177,6 +193,7 @@ function assistantBubble() {
   const status = h("p", { class: "msg-status", role: "status" });
   const chips = h("ul", { class: "chips", "aria-label": "Citations" });
   const actions = h("div", { class: "msg-actions" });
-  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, answer, status, chips, actions);
-  return { item, answer, status, chips, actions };
+  const tools = h("ul", { class: "tool-calls", "aria-label": "Tool calls", hidden: true });
+  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, tools, answer, status, chips, actions);
+  return { item, answer, status, chips, actions, tools };
 }
