@@ -304,6 +304,8 @@ def test_deny_leaves_the_page_untouched_and_the_model_is_told(
 def test_observe_runs_its_handles_reach_the_model_and_approve_clicks_the_button(
     chat: Page, form: Page, model_server: ScriptedServer
 ) -> None:
+    """...and "always" becomes a rule listed in Settings until revoked (one test: the rule is
+    this approval's, so the check cannot depend on which test ran before)."""
     asked = script(
         model_server, proposing(OBSERVE), proposing(CLICK), answering("Clicked: one click.")
     )
@@ -331,9 +333,10 @@ def test_observe_runs_its_handles_reach_the_model_and_approve_clicks_the_button(
     assert answer["text"].startswith("Clicked")
     assert chat.problems() == []
     assert form.problems() == []
+    remembered_always_is_listed_and_revoked(chat)
 
 
-def test_the_remembered_decision_is_listed_in_settings_and_can_be_revoked(chat: Page) -> None:
+def remembered_always_is_listed_and_revoked(chat: Page) -> None:
     chat.click("#tab-settings")
     chat.wait(
         "[...document.querySelectorAll('#tool-rules .rule code')].some(c => c.textContent === 'browser.click')",
