@@ -137,3 +137,58 @@ def test_laika_tools_list_json_is_the_registry() -> None:
         assert tool["runs_in"] == entry.runs_in
         assert tool["arguments_schema"] == entry.schema()
         assert tool["default_decision"] == DEFAULT_DECISIONS[tool["name"]]
+
+
+@pytest.mark.parametrize(
+    "offered", [("app.calculate",), tuple(n for n in REGISTRY if REGISTRY[n].runs_in == "host")]
+)
+def test_the_compact_list_gives_each_offered_tool_its_typed_signature(
+    offered: tuple[str, ...],
+) -> None:
+    """A small context window gets `name(arg: type, optional?: a|b)` per tool: the same
+    names and arguments as the registry, a quarter of the tokens, the decline rule kept."""
+    rule = prompts.tool_rule(prompts.ToolOffer(offered, compact=True))
+    assert "Decline" in rule
+    lines = [line[2:] for line in rule.splitlines() if line.startswith("- ")]
+    assert [line.split("(", 1)[0] for line in lines] == list(offered)
+    for name, line in zip(offered, lines, strict=True):
+        schema = REGISTRY[name].schema()
+        inside = line.split("(", 1)[1].removesuffix(")")
+        args = [part.split(": ", 1)[0] for part in inside.split(", ")] if inside else []
+        required = set(schema.get("required", []))
+        expected = [k if k in required else f"{k}?" for k in schema.get("properties", {})]
+        assert args == expected, line
+    assert len(rule) * 2 < len(prompts.tool_rule(offered))
+
+
+class _Offering:
+    """The one ToolRunner method `tools_that_fit` reads."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def offered(self) -> list[str]:
+        return self.names
+
+
+@pytest.mark.parametrize(
+    ("window", "max_tokens", "form"),
+    [(32_768, 1_000, "full"), (2_048, 300, "compact"), (1_024, 300, "none")],
+)
+def test_the_list_offered_shrinks_with_the_context_window(
+    window: int, max_tokens: int, form: str
+) -> None:
+    from laika_host.agent.flows import tools_that_fit
+    from laika_host.llm.config import ProviderConfig
+
+    provider = ProviderConfig(
+        id="p", kind="openai_compatible", model="m", base_url="http://127.0.0.1:9/v1",
+        context_window=window,
+    )  # fmt: skip
+    host = [n for n in REGISTRY if REGISTRY[n].runs_in == "host"]
+    offer, note = tools_that_fit(provider, max_tokens, _Offering(host))  # type: ignore[arg-type]
+    assert (list(offer), offer.compact, note is None) == {
+        "full": (host, False, True),
+        "compact": (host, True, True),
+        "none": ([], False, False),
+    }[form]

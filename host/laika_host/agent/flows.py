@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -36,7 +36,15 @@ from ..tools.turn import ToolRunner, TurnFacts
 from . import audit, tool_loop
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
-from .prompts import Task, prompt_for, response_format, system_prompt, tool_rule, user_prompt
+from .prompts import (
+    Task,
+    ToolOffer,
+    prompt_for,
+    response_format,
+    system_prompt,
+    tool_rule,
+    user_prompt,
+)
 from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
@@ -89,7 +97,7 @@ class Fallback:
 
 
 def budget_for(
-    provider: ProviderConfig | None, max_tokens: int, tools: list[str] | None = None
+    provider: ProviderConfig | None, max_tokens: int, tools: Sequence[str] | None = None
 ) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
@@ -102,19 +110,22 @@ TOOL_SHARE = 4
 
 def tools_that_fit(
     provider: ProviderConfig | None, max_tokens: int, tools: ToolRunner | None
-) -> tuple[list[str], str | None]:
-    """The tools offered to this provider, and why none are when their list would crowd
-    the sources out of a small context window (proposals are still gated if made)."""
+) -> tuple[ToolOffer, str | None]:
+    """The tools offered to this provider: listed in full, or compactly (typed signatures)
+    when the full list would crowd the sources out of the context window, or none when even
+    that would, with why (proposals are still gated if made)."""
     offered = tools.offered() if tools is not None else []
     if not offered or provider is None:
-        return offered, None
-    window = context_window(provider)
-    cost = estimate_tokens(tool_rule(offered))
-    if cost <= (window - max_tokens) // TOOL_SHARE:
-        return offered, None
-    return [], (
-        f"no tools were offered: their list (~{cost} tokens) does not fit the model's "
-        f"context window ({window} tokens); set the provider's context_window to offer them"
+        return ToolOffer(offered), None
+    room = (context_window(provider) - max_tokens) // TOOL_SHARE
+    for offer in (ToolOffer(offered), ToolOffer(offered, compact=True)):
+        if estimate_tokens(tool_rule(offer)) <= room:
+            return offer, None
+    cost = estimate_tokens(tool_rule(ToolOffer(offered, compact=True)))
+    return ToolOffer(), (
+        f"no tools were offered: even their short list (~{cost} tokens) does not fit the "
+        f"model's context window ({context_window(provider)} tokens); set the provider's "
+        "context_window to offer them"
     )
 
 
@@ -288,7 +299,7 @@ class _Turn:
         replaced.fallback = Fallback(self.provider.id, reason)
         return replaced
 
-    def _offered(self) -> list[str]:
+    def _offered(self) -> Sequence[str]:
         """The tools the model was offered (none offline: there is no prompt)."""
         if self.provider is None:
             return []
@@ -360,7 +371,7 @@ async def _fit(
     budget: int,
     store: Store,
     target: Any,
-    tools: list[str] | None = None,
+    tools: Sequence[str] | None = None,
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
@@ -502,7 +513,7 @@ def _chat_request(
     max_tokens: int,
     task: Task,
     markdown_mode: bool,
-    tools: list[str] | None = None,
+    tools: Sequence[str] | None = None,
 ) -> ChatRequest:
     supports_json = provider.kind != "anthropic" and not markdown_mode
     offered = tools or []
@@ -643,7 +654,7 @@ async def _persist(
     user_event_id: str,
     kind: str = "chat.ask",
     task: Task = "web.answer",
-    tools: list[str] | None = None,
+    tools: Sequence[str] | None = None,
 ) -> None:
     model_id = provider.model if provider and not answer.fallback else "extractive"
     model: dict[str, JsonValue] = {

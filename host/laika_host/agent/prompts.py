@@ -117,11 +117,30 @@ DECLINE_RULE = (
 )
 
 
+class ToolOffer(tuple[str, ...]):
+    """The tools offered in a turn, and whether the prompt lists them compactly (typed
+    signatures only, for a small context window). A tuple of names everywhere else, so the
+    offer travels through the request, the budget and the audit record unchanged."""
+
+    compact: bool
+
+    def __new__(cls, names: Sequence[str] = (), *, compact: bool = False) -> ToolOffer:
+        offer = super().__new__(cls, names)
+        offer.compact = compact
+        return offer
+
+
 def tool_rule(tools: Sequence[str]) -> str:
     """The prompt's tool rule: none, or the registry's list of the offered tools with the
     whitelist rule (spec 004: an intent no tool matches is declined, never improvised)."""
     if not tools:
         return "No tools are available in this conversation: do not emit tool_calls."
+    if getattr(tools, "compact", False):
+        return (
+            "Tools (propose as tool_calls items {name, arguments}; results come back from "
+            "the tool sender). Decline, listing these, any action none of them does:\n"
+            + prompt_tool_list(tools, compact=True)
+        )
     return (
         "You may propose only these tools, as top-level tool_calls items {name, arguments}; "
         "a request that none of them fits is declined in your answer, never improvised. "

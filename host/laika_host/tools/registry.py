@@ -158,16 +158,31 @@ def executor(name: str) -> Executor | None:
     return EXECUTORS[name]
 
 
-def prompt_tool_list(names: Sequence[str]) -> str:
+def prompt_tool_list(names: Sequence[str], *, compact: bool = False) -> str:
     """The tool list of the system prompt for the tools offered in a turn: one line each,
-    the name, what it does, and its arguments' JSON Schema (properties and required)."""
+    the name, what it does, and its arguments' JSON Schema (properties and required).
+    `compact` (a small context window): the typed signature only, `name(arg: type, opt?:
+    a|b)`, about a quarter of the tokens; the names say what the tools do, and a wrong
+    argument comes back to the model as an error naming the field."""
     lines = []
     for name in names:
         tool = entry(name)
         schema = tool.schema()
+        if compact:
+            lines.append(f"- {name}({_signature(schema)})")
+            continue
         brief = {"properties": _plain_properties(schema), "required": schema.get("required", [])}
         lines.append(f"- {name}: {tool.description} Arguments: {json.dumps(brief)}")
     return "\n".join(lines)
+
+
+def _signature(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    parts = []
+    for key, plain in _plain_properties(schema).items():
+        kind = "|".join(map(str, plain["enum"])) if "enum" in plain else plain.get("type", "any")
+        parts.append(f"{key}{'' if key in required else '?'}: {kind}")
+    return ", ".join(parts)
 
 
 def _plain_properties(schema: dict[str, Any]) -> dict[str, Any]:
