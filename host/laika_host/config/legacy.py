@@ -8,11 +8,16 @@ Laika still finds them. A file that cannot be used stops the migration with its 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..llm.config import PROVIDERS_FILE, load_default, load_providers
+from ..llm.config import (
+    OFFLINE,
+    PROVIDERS_FILE,
+    ProviderConfig,
+    read_default_file,
+    read_providers_file,
+)
 from ..tools.policy_file import POLICY_FILE, load_user_rules
 
 
@@ -22,23 +27,25 @@ def legacy_sections(data: Path) -> tuple[dict[str, Any], list[str]]:
     found: list[str] = []
     providers_file = data / PROVIDERS_FILE
     if providers_file.exists():
-        providers = load_providers(providers_file)
+        providers = read_providers_file(providers_file)
         sections["providers"] = {
-            "items": [p.model_dump(mode="json", exclude_defaults=True) for p in providers],
-            "default": _usable_default(load_default(providers_file), providers),
+            "items": providers,
+            "default": _usable_default(read_default_file(providers_file), providers),
         }
         found.append(PROVIDERS_FILE)
     policy_file = data / POLICY_FILE
     if policy_file.exists():
         rules = load_user_rules(policy_file)
-        sections["policy"] = {"rules": [json.loads(rule.model_dump_json()) for rule in rules]}
+        sections["policy"] = {
+            "rules": [
+                r.model_dump(mode="json", by_alias=True, exclude_defaults=True) for r in rules
+            ]
+        }
         found.append(POLICY_FILE)
     return sections, found
 
 
-def _usable_default(default: str | None, providers: list[Any]) -> str | None:
-    from ..llm.config import OFFLINE
-
+def _usable_default(default: str | None, providers: list[ProviderConfig]) -> str | None:
     if default == OFFLINE or any(p.id == default for p in providers):
         return default
     return None

@@ -7,9 +7,16 @@ field instead of being saved and ignored.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_serializer,
+    field_validator,
+)
 
 from ..defaults import CAPTURE_MAX_CHARS, DEFAULT_COLLECTION
 from ..llm.config import OFFLINE, ProviderConfig
@@ -49,6 +56,10 @@ class Providers(_Section):
             raise ValueError(f"{OFFLINE!r} is the built-in runtime, not a provider id")
         return items
 
+    @field_serializer("items")
+    def _lean_items(self, items: list[ProviderConfig]) -> list[dict[str, Any]]:
+        return [item.model_dump(mode="json", exclude_defaults=True) for item in items]
+
 
 class Capture(_Section):
     default_collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
@@ -72,6 +83,13 @@ class Policy(_Section):
     @classmethod
     def _as_the_file(cls, rules: list[Rule]) -> list[Rule]:
         return list(PolicyFile(rules=rules).rules)
+
+    @field_serializer("rules")
+    def _lean_rules(self, rules: list[Rule]) -> list[dict[str, Any]]:
+        """As written in policy.json: aliases (`not`, `any`), no unset conditions."""
+        return [
+            rule.model_dump(mode="json", by_alias=True, exclude_defaults=True) for rule in rules
+        ]
 
 
 class Ui(_Section):
