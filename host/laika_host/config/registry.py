@@ -137,15 +137,12 @@ def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change
     with locked(directory):
         current = _read_or_create(directory).model_dump(mode="json")
         entry = history.find(directory, commit_id)
-        before_bytes, after_bytes = history.file_at(directory, entry.commit)
-        if before_bytes is None:
+        before, after = _documents_at(directory, entry.commit)
+        if before is None:
             raise ConfigValueError(
                 f"commit {entry.commit[:12]} created the registry; there is nothing to revert"
             )
-        path = registry_path(directory)
-        before = _parse(path, before_bytes).model_dump(mode="json")
-        after = _parse(path, after_bytes).model_dump(mode="json")
-        touched = [p for p in dotted.changed_paths(before, after) if p not in READ_ONLY]
+        touched = _touched(before, after)
         now, old, new = dotted.leaves(current), dotted.leaves(before), dotted.leaves(after)
         later = [
             p
@@ -167,6 +164,23 @@ def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change
         return _commit(
             directory, dotted.from_leaves(now), touched, who=who, tool="config.revert", note=note
         )
+
+
+def commit_paths(commit_id: str, directory: Path | None = None) -> list[str]:
+    """The settings a commit (a full id) changed; every setting for the first one."""
+    before, after = _documents_at(directory or config_dir(), commit_id)
+    return _touched(before or {}, after)
+
+
+def _documents_at(directory: Path, commit_id: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    path = registry_path(directory)
+    before, after = history.file_at(directory, commit_id)
+    parsed = None if before is None else _parse(path, before).model_dump(mode="json")
+    return parsed, _parse(path, after).model_dump(mode="json")
+
+
+def _touched(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    return [p for p in dotted.changed_paths(before, after) if p not in READ_ONLY]
 
 
 def _check_path(path: str, tool: str, allowed_paths: Sequence[str] | None) -> None:
@@ -260,4 +274,14 @@ def registry_file(directory: Path | None = None) -> Path:
     return registry_path(directory or config_dir())
 
 
-__all__ = ["REMOVE", "Change", "Who", "document", "load", "mutate", "revert", "signature"]
+__all__ = [
+    "REMOVE",
+    "Change",
+    "Who",
+    "commit_paths",
+    "document",
+    "load",
+    "mutate",
+    "revert",
+    "signature",
+]
