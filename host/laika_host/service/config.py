@@ -23,6 +23,12 @@ def get(path: str | None = None) -> Any:
     return document if not path else dotted.get(document, path)
 
 
+def get_versioned(path: str | None = None) -> tuple[Any, int]:
+    """`get` and the registry's version it was read at."""
+    document = registry.document()
+    return (document if not path else dotted.get(document, path)), int(document["version"])
+
+
 def parse_value(text: str) -> Any:
     """A command-line value: JSON when it parses (`true`, `3`, `["a"]`), else the string."""
     try:
