@@ -65,8 +65,9 @@ def without(document: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def leaves(document: Any, prefix: str = "") -> dict[str, Any]:
-    """Every leaf path -> value (a dict is not a leaf unless empty; a list is)."""
-    if not isinstance(document, dict) or (not document and prefix):
+    """Every leaf path -> value: lists and scalars are leaves; dicts are not, and an empty one
+    has none (the schema gives every section and mapping a default, so it comes back)."""
+    if not isinstance(document, dict):
         return {prefix: document}
     found: dict[str, Any] = {}
     for key, value in document.items():
@@ -90,19 +91,14 @@ def same(first: Any, second: Any) -> bool:
 
 
 def from_leaves(found: dict[str, Any]) -> dict[str, Any]:
-    """The document `leaves` came from (an empty-dict leaf keeps a dict that has children)."""
+    """The document `leaves` came from (without its empty dicts)."""
     document: dict[str, Any] = {}
-    for path in sorted(found, key=lambda p: p.count(".")):
+    for path, value in found.items():
         parts = path.split(".")
         node = document
         for part in parts[:-1]:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = node[part] = {}
-            node = child
-        value = found[path]
-        if not (value == {} and isinstance(node.get(parts[-1]), dict)):
-            node[parts[-1]] = value
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
     return document
 
 
