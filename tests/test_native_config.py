@@ -15,14 +15,18 @@ from native_client import Client, HostProcess
 from support import run_laika, schema_validator
 
 
-def _host_event(host: HostProcess, path: str, timeout: float = 15.0) -> dict[str, Any]:
-    """The next host event (`id` null) whose paths include `path`; replies are skipped."""
+def _host_event(client: Client, path: str, timeout: float = 15.0) -> dict[str, Any]:
+    """The next host event (`id` null) whose paths include `path` (those that arrived during
+    a call first); replies are skipped."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            message = host.recv(timeout=max(0.1, deadline - time.monotonic()))
-        except queue.Empty:
-            raise AssertionError("no host event arrived") from None
+        if client.host_events:
+            message = client.host_events.pop(0)
+        else:
+            try:
+                message = client.host.recv(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError("no host event arrived") from None
         if message.get("id") is None and "event" in message:
             schema_validator("native/event.schema.json").validate(message)
             assert message["event"] == "config.changed"
@@ -40,11 +44,11 @@ def test_a_running_host_sees_a_change_made_by_the_cli(tmp_path: Path) -> None:
             "--base-url", "http://127.0.0.1:9/v1", env=env,
         )  # fmt: skip
         assert added.returncode == 0, added.stderr
-        first = _host_event(host, "providers.items")
+        first = _host_event(client, "providers.items")
         before = client.call("models.list")
         assert before["result"]["default"] == "loop"
         assert run_laika("config", "set", "providers.default", "offline", env=env).returncode == 0
-        changed = _host_event(host, "providers.default")
+        changed = _host_event(client, "providers.default")
         assert changed["data"]["paths"] == ["providers.default"]
         assert changed["data"]["version"] == first["data"]["version"] + 1
         assert changed["seq"] == first["seq"] + 1
@@ -65,7 +69,7 @@ def test_config_messages_get_set_history_and_revert(tmp_path: Path) -> None:
         made = client.call("config.set", {"path": "ui.theme", "value": "dark"})
         assert made["ok"], made
         assert made["result"]["message"] == "config.set: ui.theme (asked by panel)"
-        event = _host_event(host, "ui.theme")
+        event = _host_event(client, "ui.theme")
         assert event["data"] == {"version": made["result"]["version"], "paths": ["ui.theme"]}
         got = client.call("config.get", {"path": "ui.theme"})
         assert (got["result"]["value"], got["result"]["version"]) == ("dark", 1)

@@ -16,7 +16,7 @@ from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 from ..errors import MissingError
-from .files import REGISTRY_FILE
+from .files import LOCK_FILE, REGISTRY_FILE
 
 IDENTITY = b"Laika <laika@localhost>"
 MAX_LOG = 100_000
@@ -40,7 +40,11 @@ def _repo(directory: Path) -> Repo:
     try:
         return Repo(str(directory))
     except NotGitRepository:
-        return Repo.init(str(directory), default_branch=b"main")
+        repo = Repo.init(str(directory), default_branch=b"main")
+        exclude = directory / ".git" / "info" / "exclude"
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.write_text(f"{LOCK_FILE}\n.{REGISTRY_FILE}.*\n", encoding="utf-8")
+        return repo
 
 
 def commit(directory: Path, message: str) -> str:

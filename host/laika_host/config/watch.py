@@ -11,6 +11,7 @@ from typing import Any
 from . import dotted
 from .files import config_dir, registry_path
 from .registry import READ_ONLY, RegistryFileError, load, signature
+from .schema import Registry
 
 log = logging.getLogger("laika.config")
 
@@ -30,7 +31,7 @@ class RegistryWatcher:
     def __init__(self, directory: Path | None = None) -> None:
         self._directory = directory or config_dir()
         self._stamp = signature(registry_path(self._directory))
-        self._seen: dict[str, Any] = {}
+        self._seen: dict[str, Any] = Registry().model_dump(mode="json")  # until one exists
         if self._stamp is not None:
             try:
                 self._seen = self._read()
@@ -48,6 +49,8 @@ class RegistryWatcher:
             log.warning("settings not re-read: %s", error)
             return None
         paths = [p for p in dotted.changed_paths(self._seen, current) if p not in READ_ONLY]
+        if not paths and current["version"] == self._seen["version"]:
+            return None  # created with the defaults: nothing to tell
         self._seen = current
         return Changed(int(current["version"]), paths)
 

@@ -29,7 +29,11 @@ async def watch_config(session: Session) -> None:
     interval = poll_seconds()
     while True:
         await asyncio.sleep(interval)
-        changed = watcher.poll()
+        try:
+            changed = watcher.poll()
+        except OSError as error:  # e.g. permissions changed under us: keep serving, say why
+            log.warning("settings not checked: %s", error)
+            continue
         if changed is not None:
             log.info("settings changed: version %d, %s", changed.version, changed.paths)
             session.send_host_event("config.changed", changed.to_json())
