@@ -113,6 +113,8 @@ def test_a_browser_tool_is_approved_for_the_extension() -> None:
 
 
 def test_a_user_rule_in_policy_json_decides() -> None:
+    """policy.json is migrated into the settings registry once; from then on the registry's
+    `policy.rules` decide, and a hand-edited registry with a bad rule denies every call."""
     home = Path(os.environ["LAIKA_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     rule = {"id": "mine", "decision": "allow", "when": {"tool": "collection.create"}}
@@ -120,11 +122,15 @@ def test_a_user_rule_in_policy_json_decides() -> None:
     status, outcome = _json("tools", "call", "collection.create", '{"title":"Auto"}')
     assert status == 0, outcome
     assert outcome["tool_call"]["rule_id"] == "mine"
-    (home / POLICY_FILE).write_text('{"rules": [{"id": "mine"}]}')
+    registry = home / "config" / "registry.json"
+    document = json.loads(registry.read_text())
+    assert document["policy"]["rules"] == [rule]
+    document["policy"]["rules"] = [{"id": "mine"}]
+    registry.write_text(json.dumps(document))
     done = run_laika("tools", "call", "search", '{"query": "x"}')
     assert done.returncode == 2
-    assert str(home / POLICY_FILE) in done.stderr
-    assert "rules.0.decision" in done.stderr
+    assert str(registry) in done.stderr
+    assert "policy.rules.0.decision" in done.stderr
     refused = _calls()[0]
     assert (refused["tool"], refused["status"], refused["rule_id"]) == (
         "search",

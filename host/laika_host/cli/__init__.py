@@ -13,6 +13,7 @@ COMMANDS = {
     "artifacts": "laika_host.cli.artifacts:artifacts",
     "capture": "laika_host.cli.capture:capture",
     "collections": "laika_host.cli.collections:collections",
+    "config": "laika_host.cli.config:config",
     "db": "laika_host.cli.db:db",
     "demo": "laika_host.cli.demo:demo",
     "doctor": "laika_host.cli.install:doctor",

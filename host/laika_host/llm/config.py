@@ -7,14 +7,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..paths import data_dir, ensure_private_dir
+from ..paths import data_dir
 from .contract import ProviderCapabilities
 from .errors import ProviderConfigError
 from .key_policy import KeyPolicyError, check_base_url, check_key_destination, check_key_env
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
+    from ..config.schema import Registry
 
 ProviderKind = Literal[
     "openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"
@@ -199,20 +203,64 @@ def default_provider(
 
 
 def load_default(path: Path | None = None) -> str | None:
-    """The default set in the providers file (a provider id or `offline`), if any."""
-    path = path or providers_path()
-    if not path.exists():
-        return None
-    value = json.loads(path.read_text(encoding="utf-8")).get("default")
-    return value if isinstance(value, str) else None
+    """The default provider in the settings registry (a provider id or `offline`), if any.
 
-
-def providers_path() -> Path:
-    return data_dir() / PROVIDERS_FILE
+    `path`, here and in `load_providers` / `save_providers`: the `providers.json` of another
+    data directory (its registry is used); none: this process's data directory.
+    """
+    return _registry(path).providers.default
 
 
 def load_providers(path: Path | None = None) -> list[ProviderConfig]:
-    path = path or providers_path()
+    """The providers of the settings registry (`providers.items`)."""
+    return list(_registry(path).providers.items)
+
+
+def save_providers(
+    providers: list[ProviderConfig],
+    path: Path | None = None,
+    *,
+    default: str | None = None,
+    who: Who = "cli",
+) -> Path:
+    """Replace the registry's providers as one change (keys are never part of a
+    ProviderConfig). The default (`default`, else the one saved) is kept while it names
+    `offline` or a provider. Returns the registry file."""
+    from ..config import registry
+
+    directory = _config_dir(path)
+    chosen = default or load_default(path)
+    if not (chosen == OFFLINE or any(p.id == chosen for p in providers)):
+        chosen = None
+    items = [p.model_dump(mode="json", exclude_defaults=True) for p in providers]
+    registry.mutate(
+        {"providers.items": items, "providers.default": chosen},
+        who=who,
+        tool="models",
+        directory=directory,
+    )
+    return registry.registry_file(directory)
+
+
+def _config_dir(path: Path | None) -> Path | None:
+    from ..config.files import CONFIG_DIR
+
+    return None if path is None else path.parent / CONFIG_DIR
+
+
+def _registry(path: Path | None) -> Registry:
+    from ..config import registry
+
+    return registry.load(_config_dir(path))
+
+
+def providers_path() -> Path:
+    """Where providers were kept before the settings registry (migrated once from there)."""
+    return data_dir() / PROVIDERS_FILE
+
+
+def read_providers_file(path: Path) -> list[ProviderConfig]:
+    """The providers of a `providers.json` (the file the registry migrates from)."""
     if not path.exists():
         return []
     try:
@@ -227,25 +275,15 @@ def load_providers(path: Path | None = None) -> list[ProviderConfig]:
     ]
 
 
+def read_default_file(path: Path) -> str | None:
+    """The default named in a `providers.json`, if any."""
+    if not path.exists():
+        return None
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    value = raw.get("default") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def _name(item: object, index: int) -> str:
     name = item.get("id") if isinstance(item, dict) else None
     return repr(name) if isinstance(name, str) else f"#{index + 1}"
-
-
-def save_providers(
-    providers: list[ProviderConfig], path: Path | None = None, *, default: str | None = None
-) -> Path:
-    """Atomic write (temp file + rename); keys are never part of a ProviderConfig. The
-    default (`default`, else the one saved) is kept while it names `offline` or a provider."""
-    path = path or providers_path()
-    ensure_private_dir(path.parent)
-    chosen = default or load_default(path)
-    document: dict[str, object] = {
-        "providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]
-    }
-    if chosen == OFFLINE or any(p.id == chosen for p in providers):
-        document["default"] = chosen
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
-    return path

@@ -11,7 +11,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import ValidationError
@@ -29,6 +29,9 @@ from .config import load_providers as _load_file
 from .contract import ProviderCapabilities
 from .errors import ProviderConfigError
 from .probe import Probe, detected, probe
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
 
 OFFLINE_ROW: dict[str, Any] = {
     "id": OFFLINE,
@@ -104,6 +107,7 @@ def add_provider(
     base_url: str | None = None,
     api_key_env: str | None = None,
     markdown_mode: bool = False,
+    who: Who = "cli",
     **extra: Any,
 ) -> tuple[ProviderConfig, Path]:
     """Add or replace a provider; raises ProviderSettingsError with the reason."""
@@ -123,23 +127,23 @@ def add_provider(
     except ProviderConfigError as error:
         raise ProviderSettingsError(error.message) from None
     others = [p for p in load_providers() if p.id != provider_id]
-    return provider, save_providers([*others, provider])
+    return provider, save_providers([*others, provider], who=who)
 
 
-def remove_provider(provider_id: str) -> ProviderConfig:
+def remove_provider(provider_id: str, *, who: Who = "cli") -> ProviderConfig:
     providers = load_providers()
     found = _find(providers, provider_id)
-    save_providers([p for p in providers if p.id != provider_id])
+    save_providers([p for p in providers if p.id != provider_id], who=who)
     return found
 
 
-def set_default(provider_id: str) -> str | None:
+def set_default(provider_id: str, *, who: Who = "cli") -> str | None:
     """Make a configured provider (or `offline`) the default; returns the new default id
     (None for offline)."""
     providers = load_providers()
     if provider_id != OFFLINE:
         _find(providers, provider_id)
-    save_providers(providers, default=provider_id)
+    save_providers(providers, default=provider_id, who=who)
     return None if provider_id == OFFLINE else provider_id
 
 

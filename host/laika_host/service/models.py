@@ -11,11 +11,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..llm import manage
 from ..llm.config import ProviderConfig, ProviderKind, select_provider
 from ..llm.manage import ProviderCheck, ProviderSettingsError
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
 
 __all__ = [
     "ProviderChoice",
@@ -97,7 +100,7 @@ class ProviderAdded:
     """The provider as listed (`list_providers`), whether its key is set, default or not."""
 
 
-def add_provider(spec: ProviderSpec) -> ProviderAdded:
+def add_provider(spec: ProviderSpec, *, who: Who = "cli") -> ProviderAdded:
     """Add or replace a provider (ProviderSettingsError says what is wrong with it)."""
     extra = {key: value for key, value in (spec.extra or {}).items() if value is not None}
     provider, path = manage.add_provider(
@@ -107,20 +110,21 @@ def add_provider(spec: ProviderSpec) -> ProviderAdded:
         base_url=spec.base_url,
         api_key_env=spec.api_key_env,
         markdown_mode=spec.markdown_mode,
+        who=who,
         **extra,
     )
     default = manage.list_providers()["default"]
     return ProviderAdded(provider, path, manage.provider_row(provider, default))
 
 
-def remove_provider(provider_id: str) -> ProviderConfig:
-    return manage.remove_provider(provider_id)
+def remove_provider(provider_id: str, *, who: Who = "cli") -> ProviderConfig:
+    return manage.remove_provider(provider_id, who=who)
 
 
-def set_default(provider_id: str) -> str | None:
+def set_default(provider_id: str, *, who: Who = "cli") -> str | None:
     """Make a configured provider (or `offline`) the default; the new default id, None for
     offline."""
-    return manage.set_default(provider_id)
+    return manage.set_default(provider_id, who=who)
 
 
 async def test_provider(provider_id: str) -> ProviderCheck:

@@ -1,11 +1,13 @@
-"""The user's own gate rules: `policy.json` in the data directory, read before every decision.
+"""The user's own gate rules, read before every decision: `policy.rules` of the settings
+registry (`laika config get policy.rules`), migrated once from `policy.json` in the data
+directory, whose format they keep:
 
     {"rules": [{"id": "news-ok", "decision": "allow",
                 "when": {"tool": "browser.navigate", "url_domain": ["example.org"]}}]}
 
 They come after the guards and before remembered decisions and the defaults (`policy`). The
-file is optional; one that is not valid is refused as a whole with its name, the first
-problem and the fix, never half applied. (The settings registry of issue #17 replaces it.)
+rules are optional; a file (or a registry) that is not valid is refused as a whole with its
+name, the first problem and the fix, never half applied.
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ def policy_path() -> Path:
 
 
 def load_user_rules(path: Path | None = None) -> list[Rule]:
-    """The rules of `path` (default: `policy.json` in the data directory); none if absent."""
-    path = path or policy_path()
+    """The rules of the `policy.json` at `path`, none if absent; without `path`, those of
+    the settings registry (a registry that cannot be read is a PolicyFileError too)."""
+    if path is None:
+        return _registry_rules()
     try:
         with path.open("rb") as stream:
             raw = stream.read(MAX_POLICY_BYTES + 1)
@@ -72,6 +76,15 @@ def load_user_rules(path: Path | None = None) -> list[Rule]:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the document"
         raise _refused(path, f"{where}: {first['msg']}") from None
+
+
+def _registry_rules() -> list[Rule]:
+    from ..config.registry import RegistryFileError, load
+
+    try:
+        return list(load().policy.rules)
+    except RegistryFileError as error:
+        raise PolicyFileError(f"{error}; no tool call runs until then") from None
 
 
 def _refused(path: Path, problem: str) -> PolicyFileError:

@@ -23,11 +23,11 @@ async def models_add(payload: ProviderAdd, ctx: RequestContext) -> dict[str, Any
     spec = models.ProviderSpec(
         payload.id, payload.kind, payload.model, payload.base_url, payload.key_env
     )
-    return {"provider": models.add_provider(spec).row}
+    return {"provider": models.add_provider(spec, who="panel").row}
 
 
 async def models_remove(payload: ProviderTarget, ctx: RequestContext) -> dict[str, Any]:
-    models.remove_provider(payload.id)
+    models.remove_provider(payload.id, who="panel")
     return {"removed": payload.id}
 
 
@@ -36,4 +36,4 @@ async def models_test(payload: ProviderTarget, ctx: RequestContext) -> dict[str,
 
 
 async def models_set_default(payload: DefaultTarget, ctx: RequestContext) -> dict[str, Any]:
-    return {"default": models.set_default(payload.id)}
+    return {"default": models.set_default(payload.id, who="panel")}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..transport.router import Route, Router
+from ..transport.session import Watcher
 
 _BUILTINS = "laika_host.native.handlers.builtins"
 _MODELS = "laika_host.native.handlers.builtin_models"
@@ -17,6 +18,8 @@ _TOOLS = "laika_host.native.handlers.tool_handlers"
 _TOOL_MODELS = "laika_host.native.handlers.tool_models"
 _TRANSFORM = "laika_host.native.handlers.transform_handlers"
 _TRANSFORM_MODELS = "laika_host.native.handlers.transform_models"
+_CONFIG = "laika_host.native.handlers.config_handlers"
+_CONFIG_MODELS = "laika_host.native.handlers.config_models"
 
 ROUTES = (
     Route(
@@ -317,8 +320,43 @@ ROUTES = (
         payload=f"{_TOOL_MODELS}:ToolForget",
         result=f"{_TOOL_MODELS}:ToolForgotten",
     ),
+    Route(
+        "config.get",
+        f"{_CONFIG}:config_get",
+        "A setting of the registry (or all of them) and the registry's version.",
+        payload=f"{_CONFIG_MODELS}:ConfigGet",
+        result=f"{_CONFIG_MODELS}:ConfigValue",
+    ),
+    Route(
+        "config.set",
+        f"{_CONFIG}:config_set",
+        "Set one setting (one commit of the registry's history); keys are refused.",
+        payload=f"{_CONFIG_MODELS}:ConfigSet",
+        result=f"{_CONFIG_MODELS}:ConfigChange",
+    ),
+    Route(
+        "config.history",
+        f"{_CONFIG}:config_history",
+        "The registry's commits, newest first; with `path`, those that changed it.",
+        payload=f"{_CONFIG_MODELS}:ConfigHistory",
+        result=f"{_CONFIG_MODELS}:ConfigCommits",
+    ),
+    Route(
+        "config.revert",
+        f"{_CONFIG}:config_revert",
+        "Undo one commit's change with a new commit; `conflict` if a later one touched it.",
+        payload=f"{_CONFIG_MODELS}:ConfigRevert",
+        result=f"{_CONFIG_MODELS}:ConfigChange",
+    ),
 )
 
 
 def default_router() -> Router:
     return Router(ROUTES)
+
+
+def default_watchers() -> tuple[Watcher, ...]:
+    """What every session runs beside its requests, to send host events (`id` null)."""
+    from .config_watch import watch_config
+
+    return (watch_config,)

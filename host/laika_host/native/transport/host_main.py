@@ -69,12 +69,14 @@ def run_host(argv: Sequence[str]) -> int:
 
 
 async def _serve_stdio(frames_fd: int, caller: Caller) -> None:
-    from ..handlers.routes import default_router
+    from ..handlers.routes import default_router, default_watchers
     from .stdio import open_stdio
 
     reader, sink = await open_stdio(frames_fd)
     grace = float(os.environ.get("LAIKA_EOF_GRACE_SECONDS", "5"))
-    options = SessionOptions("stdio", eof_grace_seconds=grace, caller=caller)
+    options = SessionOptions(
+        "stdio", eof_grace_seconds=grace, caller=caller, watchers=default_watchers()
+    )
     session = Session(reader, sink, default_router(), options)
     served = asyncio.ensure_future(session.run())
     loop = asyncio.get_running_loop()

@@ -58,9 +58,10 @@ class ErrorReply(_Frame):
 
 
 class StreamEvent(_Frame):
-    """Host -> extension: progress of a long request, before its final reply."""
+    """Host -> extension: progress of a long request, before its final reply; or, with `id`
+    null, a host event no request asked for (`config.changed`)."""
 
-    id: RequestIdField
+    id: ReplyId
     event: str
     seq: Annotated[int, Field(ge=0)]
     data: JsonValue

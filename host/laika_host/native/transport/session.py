@@ -19,7 +19,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,6 +39,8 @@ from .resources import Resources
 from .router import RequestContext, Route, Router
 
 log = logging.getLogger("laika.host")
+Watcher = Callable[["Session"], Coroutine[Any, Any, None]]
+"""A task run beside a session's requests (it may send host events)."""
 REPLY_HIGH_WATER = 8 * 1024 * 1024
 READ_PAUSE_FACTOR = 4
 MAX_INFLIGHT = 1024
@@ -77,6 +79,8 @@ class SessionOptions:
     reply_high_water: int = REPLY_HIGH_WATER
     max_inflight: int = MAX_INFLIGHT
     max_inflight_request_bytes: int = MAX_INFLIGHT_REQUEST_BYTES
+    watchers: tuple[Watcher, ...] = ()
+    """Run beside the requests until the input ends; they send host events (`id` null)."""
 
 
 class _RoundRobinWriter:
@@ -164,6 +168,7 @@ class Session:
         self._inflight: dict[RequestId, asyncio.Task[None]] = {}
         self._cancelled_by: dict[RequestId, str] = {}
         self._frame_errors = 0
+        self._host_events = 0
         self.resources = Resources()
 
     # --- running ------------------------------------------------------------------------
@@ -171,9 +176,11 @@ class Session:
     async def run(self) -> None:
         """Serve until the other side closes; then finish (or abandon) in-flight work."""
         writer = asyncio.create_task(self._writer.run(), name="laika-writer")
+        watching = [asyncio.create_task(watch(self)) for watch in self.options.watchers]
         try:
             await self._read_loop()
         finally:
+            await _stop(watching)
             await self._finish_inflight()
             await self.resources.aclose()
             self._writer.close()
@@ -299,6 +306,12 @@ class Session:
     def send_event(self, request_id: RequestId, event: str, seq: int, data: Any) -> None:
         self._send(request_id, event_message(request_id, event, seq, data))
 
+    def send_host_event(self, event: str, data: Any) -> None:
+        """An event no request asked for (`id` null, `seq` counting per session)."""
+        message = {"id": None, "event": event, "seq": self._host_events, "data": data}
+        self._host_events += 1
+        self._send(None, message)
+
     def cancel(self, target_id: RequestId, *, by: str) -> bool:
         """Cancel an in-flight request; it replies with error code `cancelled`."""
         task = self._inflight.get(target_id)
@@ -318,6 +331,19 @@ class Session:
     def _send(self, key: RequestId | None, message: dict[str, Any]) -> None:
         frames = frames_for(message, threshold=self.options.chunk_threshold)
         self._writer.send(("request", key) if key is not None else ("frame", id(message)), frames)
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel watchers; one that failed is logged (the session serves on without it)."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        try:
+            await task
+        except asyncio.CancelledError:
+            continue
+        except Exception:
+            log.exception("a session watcher failed")
 
 
 def _to_json(result: Any) -> Any:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ...paths import ensure_private_dir
-from ..handlers.routes import default_router
+from ..handlers.routes import default_router, default_watchers
 from .session import Caller, Session, SessionOptions
 from .stdio import StreamSink
 
@@ -66,7 +66,9 @@ async def serve_socket(path: Path, *, ready: asyncio.Event | None = None) -> Non
             log.warning("refused a connection from uid %s (this host runs as %s)", uid, os.getuid())
             writer.close()
             return
-        options = SessionOptions("unix-socket", caller=Caller(browser="socket-client"))
+        options = SessionOptions(
+            "unix-socket", caller=Caller(browser="socket-client"), watchers=default_watchers()
+        )
         await Session(reader, StreamSink(writer), router, options).run()
 
     old_umask = os.umask(0o177)  # the socket file is created 0600, with no window in between
