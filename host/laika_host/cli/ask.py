@@ -171,16 +171,21 @@ def cli_runner(store: Store, provider: Any, collection: str, *, as_json: bool) -
 
 def _confirm(event: dict[str, Any]) -> bool:
     """Ask on the terminal whether a pending call runs (default: no)."""
-    echo(f"\nThe model proposes {event['tool']} {_short(event['arguments'])}", err=True)
+    shown = _short(event["arguments"], SHORT_ARGUMENTS)
+    echo(f"\nThe model proposes {event['tool']} {shown}", err=True)
     echo(f"  {event['reason']}", err=True)
     return click.confirm("  Run it?", default=False, err=True)
 
 
-def _short(value: Any, limit: int = 120) -> str:
+SHORT_ARGUMENTS = 120
+"""Characters of a proposal's arguments shown on its one line."""
+
+
+def _short(value: Any, width: int) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _print_tool_calls(calls: list[dict[str, Any]]) -> None:
