@@ -130,6 +130,9 @@ async def _step(call: Awaitable[T], reported: list[str]) -> T | None:
 @given(column=st.sampled_from(COLUMNS), value=VALUES)
 @example(column=("sources", "capture_status"), value="capt\x00red")  # found by byte damage
 @example(column=("sources", "signals"), value="\x00\x00\x00")  # ... as was this
+@example(column=("sources", "capture_version"), value=2**63 - 1)  # plus one would overflow
+@example(column=("capture_jobs", "attempt_count"), value=2**63 - 1)  # the same for a counter
+@example(column=("capture_jobs", "max_attempts"), value=2**63 - 1)
 def test_any_value_in_any_column_reads_back_or_is_reported_naming_the_file(
     tmp_path: Path, full_db: Path, column: tuple[str, str], value: object
 ) -> None:

@@ -53,7 +53,8 @@ class SavedCopy(BaseModel):
     id: str
     status: CaptureStatus
     content_hash: str | None
-    version: int = Field(ge=1)
+    version: int = Field(ge=1, lt=2**63 - 1)
+    """Below SQLite's largest INTEGER: the next capture stores it plus one."""
     text_chars: int = Field(ge=0)
     signals: list[str]
     previous_hashes: list[str]
