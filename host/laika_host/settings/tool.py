@@ -7,13 +7,16 @@ code, whatever arguments a model proposes, not by the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..config.registry import Who
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 
 class SettingsArguments(BaseModel):
@@ -22,8 +25,10 @@ class SettingsArguments(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-Handler = Callable[[Any, Who], dict[str, Any]]
-"""`(arguments, who) -> JSON result`; writes only through `mutate(..., allowed_paths=...)`."""
+Handler = Callable[[Any, Who, "Store"], Awaitable[dict[str, Any]]]
+"""`(arguments, who, store) -> JSON result`. It writes the registry only through
+`mutate(..., tool=name, allowed_paths=...)`; the store is for what lives there (a decision
+remembered by the gate)."""
 
 
 @dataclass(frozen=True)
