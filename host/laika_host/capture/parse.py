@@ -1,7 +1,7 @@
 """Page text to an lxml tree, bounded in size and in time linear in the page's length.
 
 A page over `MAX_PARSE_CHARS` is fed to lxml's own parser in pieces; scripts and styles are
-dropped as soon as the parser has read them (comments are never kept), and feeding stops,
+emptied as soon as the parser has read them (comments are never kept), and feeding stops,
 before a tag, once what is kept reaches the bound. The parser decides what is a comment or
 a script (a `<script>` inside a comment is text), so nothing visible is lost to a guess, and
 no pass rescans the page: a regex stripper that did took 40 s on a 2.5 MB page of 3,000
@@ -61,7 +61,6 @@ def parse_page(
     the page was left out (over `limit` characters, or nested too deep to read)."""
     text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
     text = text.translate(_UNSAFE)
-    text = _closed_empty_comments(text)
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"
     if len(text) <= limit:
@@ -71,15 +70,6 @@ def parse_page(
     if root is None:
         raise CaptureError("empty", "the page has no content (only comments or whitespace)")
     return (_as_fragment(root) if fragment else root), cut
-
-
-def _closed_empty_comments(text: str) -> str:
-    """`<!-->` and `<!--->` written as `<!---->`: HTML closes an empty comment there, and so
-    does libxml2 reading a whole page, but its push parser (used past the bound) reads on as
-    if the comment were open, so a cut page showed text the whole page does not."""
-    if "<!--" not in text:
-        return text
-    return text.replace("<!--->", "<!---->").replace("<!-->", "<!---->")
 
 
 def _parse_whole(text: str) -> tuple[HtmlElement | None, bool]:
@@ -104,6 +94,7 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
     kept = 0
     position = 0
     cut = False
+    emptied: list[HtmlElement] = []
     while position < len(text):
         piece = text[position : _before_tag(text, position + FEED_CHARS)]
         if kept + len(piece) > limit:
@@ -113,31 +104,41 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
             cut = True
         parser.feed(piece.encode("utf-8", "replace"))
         position += len(piece)
-        kept += len(piece) - _drop_read(parser)
+        kept += len(piece) - _empty_read(parser, emptied)
         if cut:
             break
     try:
         root: HtmlElement | None = parser.close()
     except etree.XMLSyntaxError:
         root = None
+    for element in emptied:  # the parser is done: now the tree may be rearranged
+        if element.getparent() is not None:
+            drop_tree(element)
     return root, cut or _stopped_early(parser)
 
 
 def _before_tag(text: str, at: int) -> int:
     """Where the piece that reaches `at` ends: before the next `<`, so that no tag, comment
-    opener or closer is split between two pieces (libxml2's push parser then reads a
-    comment differently by where the split falls). Each search starts past the last one."""
+    opener or closer is split between two pieces and the cut at the bound can fall before a
+    tag. Each search starts past the last one."""
     found = text.find("<", at)
     return len(text) if found == -1 else found
 
 
-def _drop_read(parser: etree.HTMLPullParser) -> int:
-    """Remove the scripts and styles the parser finished; the characters they held."""
+def _empty_read(parser: etree.HTMLPullParser, emptied: list[HtmlElement]) -> int:
+    """Empty the scripts and styles the parser finished; the characters they held.
+
+    Only their insides go while the parser runs: it appends the next text to the last text
+    node it made using the length it remembers, so moving a tail into a neighbour's text (as
+    `drop_tree` does) made it write at a stale offset: `-->` + style + `\n-->` read as
+    `--->`, so a page fed in pieces showed other words than the whole page. Each emptied
+    element is dropped once parsing ends."""
     dropped = 0
     for _event, element in parser.read_events():
-        if isinstance(element, etree._Element) and element.getparent() is not None:
+        if isinstance(element, HtmlElement) and element.getparent() is not None:
             dropped += len(element.text or "")
-            drop_tree(element)  # keeps its tail: text after it may already be read
+            element.text = None
+            emptied.append(element)
     return dropped
 
 
