@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.schema import Trigger
+from ..defaults import DEFAULT_COLLECTION
 
 TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
     "source.captured": {
@@ -17,7 +18,7 @@ TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
         "url": "https://example.org/page",
         "domain": "example.org",
         "title": "A page",
-        "collection": "Inbox",
+        "collection": DEFAULT_COLLECTION,
         "collection_id": "col_example",
         "chars": 1200,
         "signals": [],
@@ -27,14 +28,14 @@ TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
         "source_id": "src_example",
         "url": "https://example.org/page",
         "domain": "example.org",
-        "collection": "Inbox",
+        "collection": DEFAULT_COLLECTION,
         "collection_id": "col_example",
         "error": "the page did not answer",
     },
     "artifact.completed": {
         "artifact_id": "art_example",
         "type": "key-takeaways",
-        "collection": "Inbox",
+        "collection": DEFAULT_COLLECTION,
         "collection_id": "col_example",
         "status": "completed",
         "items": 3,
@@ -45,7 +46,7 @@ TRIGGER_FIELDS: dict[str, dict[str, Any]] = {
         "collection": "Research",
     },
     "chat.answered": {
-        "collection": "Inbox",
+        "collection": DEFAULT_COLLECTION,
         "collection_id": "col_example",
         "question": "What is it about?",
         "status": "ok",
