@@ -26,6 +26,7 @@ COMMANDS = {
     "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
     "render": "laika_host.cli.render:render",
+    "rules": "laika_host.cli.rules:rules",
     "schema": "laika_host.cli.schema:schema",
     "search": "laika_host.cli.search:search",
     "sources": "laika_host.cli.sources:sources",

@@ -17,6 +17,8 @@ from typing import Any
 from ..capture import Capture, CaptureMode, CaptureOptions
 from ..capture.urls import normalize_url, same_site, strip_credentials
 from ..defaults import DEFAULT_COLLECTION
+from ..events import payloads
+from ..events.bus import emit
 from ..store import InvalidInputError, SavedSource, Store
 
 OnProgress = Callable[[dict[str, Any]], None]
@@ -48,7 +50,16 @@ async def store_capture(
     store: Store, capture: Capture, *, collection: str = DEFAULT_COLLECTION, origin: str = "cli"
 ) -> SavedSource:
     """Store a capture as a source of `collection` (created if missing)."""
-    return await store.sources.save_capture(collection, capture, origin=origin)
+    saved = await store.sources.save_capture(collection, capture, origin=origin)
+    await announce(store, saved)
+    return saved
+
+
+async def announce(store: Store, saved: SavedSource) -> None:
+    """`source.captured` when the capture was stored (new or updated, not unchanged or kept
+    out): the user's event rules run now (`events.bus.emit`, never failing the capture)."""
+    if saved.outcome in ("new", "updated"):
+        await emit(store, "source.captured", payloads.captured(saved))
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,7 @@ async def save_page(
     report({"stage": "capturing", "chars": len(html)})
     observed = await _observed(page, html, chosen)
     report({"stage": "storing"})
-    return await store.sources.save_capture(
+    saved = await store.sources.save_capture(
         collection,
         observed.capture,
         origin="extension",
@@ -117,6 +128,8 @@ async def save_page(
             "tab_title": page.title,
         },
     )
+    await announce(store, saved)
+    return saved
 
 
 async def _observed(page: ObservedPage, html: str, mode: CaptureMode) -> ObservedCapture:

@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from ..protocol.tools import TOOL_ARGUMENTS
 
 Verdict = Literal["allow", "ask", "deny"]
-Origin = Literal["user", "page", "model"]
-"""Who asked: the user's own words, content of a page, or the model on its own."""
+Origin = Literal["user", "page", "model", "rule"]
+"""Who asked: the user's own words, content of a page, the model on its own, or one of the
+user's event rules (issue #17 item 5)."""
 FieldKind = Literal["credential", "payment", "identity", "other"]
 """What an observed form field holds (`fields.field_kind`), for click/type/select targets."""
 HANDLE_TOOLS = ("browser.click", "browser.type", "browser.select")

@@ -71,6 +71,25 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         when=_tools(READ_ONLY_TOOLS),
         reason="a read-only tool",
     ),
+    # Issue #17 item 5, event rules (origin "rule"): the user approved the rule's actions
+    # when the rule was saved, so its writes run; what acts in the browser, shares or calls
+    # out still asks (and stays pending in `laika approvals`). The guards above still apply.
+    Rule(
+        id="default.rule_writes",
+        decision="allow",
+        when=Condition(
+            origin=["rule"],
+            any_of=[Condition(tool=name) for name in [*WRITE_TOOLS, "settings.", "rules."]],
+        ),
+        reason="an action of one of your event rules (you approved it with the rule)",
+    ),
+    Rule(
+        id="default.rule_other",
+        decision="ask",
+        when=Condition(origin=["rule"]),
+        reason="an event rule's action that acts in your browser, shares or calls out",
+    ),
+    # End of issue #17 item 5.
     Rule(
         id="default.share_file",
         decision="ask",
