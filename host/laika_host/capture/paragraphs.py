@@ -59,7 +59,7 @@ def wrap_loose_runs(root: HtmlElement) -> int:
         if not _has_loose_text(items, blocky):
             continue
         runs = _runs(items, blocky)
-        if not _divided(runs):
+        if not (_divided(runs) or _lines_at_risk(container, runs)):
             continue
         if container.tag == "p":
             made += _split_paragraph(container, runs)
@@ -169,6 +169,16 @@ def _divided(runs: list[Run]) -> bool:
         elif after_block and any(_is_br(item) for item in run) and _run_has_words(run):
             return True
     return False
+
+
+def _lines_at_risk(container: Element, runs: list[Run]) -> bool:
+    """Whether trafilatura would judge the container's lines one by one: in any container
+    but a `<div>` (which it reads as one paragraph when it holds only text, inline elements
+    and breaks), a line before or after a `<br>` stands alone, and the first one or a line
+    of links was dropped (`<td>Name<br>Street</td>` kept only "Street")."""
+    if container.tag in ("div", "p"):
+        return False
+    return any(_is_br(item) for run, _ in runs for item in run)
 
 
 def _is_br(item: Item) -> bool:

@@ -17,6 +17,7 @@ from .paragraphs import PHRASING
 
 PIN = "\ufdd0"
 _NOT_INLINE = frozenset({"br", "wbr"})  # a line break is a boundary of its own
+_INLINE_TAGS = tuple(PHRASING - _NOT_INLINE)
 
 
 def _inline(element: Element | None) -> bool:
@@ -29,26 +30,39 @@ def _inline(element: Element | None) -> bool:
 
 
 def pin_spaces(root: Element) -> None:
-    """Pin the spaces at inline edges of every text node (see the module docstring)."""
+    """Pin the spaces at inline edges of every text node (see the module docstring).
+
+    Only text beside an inline element can need a pin, so only inline elements are found
+    (by tag, in C) and the text nodes around each: its own text and tail, its parent's
+    text, its previous sibling's tail and its last child's tail. Pinning is idempotent, so
+    a text node reached twice is unchanged the second time."""
     verbatim = _in_preformatted(root)
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element in verbatim:
+    for inline in root.iter(*_INLINE_TAGS):
+        if verbatim and inline in verbatim:
             continue
-        inline = _inline(element)
-        first = element[0] if len(element) else None
-        if element.text:
-            if inline and element.text.isspace() and _inline(first):
-                element.text = _move_space(element.text, first)
-            else:
-                after = _inline(first) if first is not None else inline
-                element.text = _pinned(element.text, inline, after)
-        if element.tail:
-            following = element.getnext()
-            if inline and element.tail.isspace() and _inline(following):
-                element.tail = _move_space(element.tail, following)
-            else:
-                after = _inline(following if following is not None else element.getparent())
-                element.tail = _pinned(element.tail, inline, after)
+        last = inline[-1] if len(inline) else None
+        for element in (inline.getprevious(), inline.getparent(), inline, last):
+            if element is not None and isinstance(element.tag, str):
+                _pin_around(element)
+
+
+def _pin_around(element: Element) -> None:
+    """Pin (or move) the element's text and tail where they touch an inline edge."""
+    inline = _inline(element)
+    first = element[0] if len(element) else None
+    if element.text:
+        if inline and element.text.isspace() and _inline(first):
+            element.text = _move_space(element.text, first)
+        else:
+            after = _inline(first) if first is not None else inline
+            element.text = _pinned(element.text, inline, after)
+    if element.tail:
+        following = element.getnext()
+        if inline and element.tail.isspace() and _inline(following):
+            element.tail = _move_space(element.tail, following)
+        else:
+            after = _inline(following if following is not None else element.getparent())
+            element.tail = _pinned(element.tail, inline, after)
 
 
 def _in_preformatted(root: Element) -> set[Element]:
