@@ -91,7 +91,7 @@ def capture_html(
     if clock.run("prune", lambda: _prune(tree, named)):
         found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
-    found |= named.found | phrase_signals(visible, script_chars=script_chars)
+    found |= named.found | phrase_signals(visible, script_chars=script_chars, tree=tree)
     content, extractor = clock.run(
         "extract", lambda: _main_content(tree, page_url, options, found, visible)
     )

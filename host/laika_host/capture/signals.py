@@ -79,23 +79,10 @@ _READ_ON_PROMPT = re.compile(
 Abonnent", "Wählen Sie Ihren Zugang und lesen Sie weiter", "Pour lire la suite ... créez
 votre compte". A bare "Weiterlesen" link under a teaser has no account word near it."""
 _PROMPT_KEYS = (
-    "subscri",
-    "abonn",
-    "log",
-    "sign",
-    "regist",
-    "anmeld",
-    "zugang",
-    "acc",
-    "compte",
-    "suscri",
-    "cuenta",
-    "abbona",
-    "zaloguj",
-    "prenumer",
-    "dost",
-    "weiterzulesen",
-)
+    "weiter", "lesen sie", "reading", "read on", "rest of", "lire la suite", "leyendo",
+    "continuare", "continua a leggere", "czytaj dalej", "przeczytaj",
+)  # fmt: skip
+"""Literals one of which every prompt holds: most pages hold none, and skip the scans."""
 MAX_NAMED_CHECKS = 20
 """Paywall-named elements whose text is read for a prompt (each read is one pass over it)."""
 _CONSENT_TEXT = re.compile(
@@ -167,16 +154,22 @@ def markup_signals(tree: HtmlElement, raw_html: str) -> set[str]:
 
 
 def script_weight(tree: HtmlElement) -> int:
-    """Characters of inline script, or a large number when an app's mount point is empty:
-    read before pruning removes the scripts."""
-    if _APP_MOUNT(tree):
-        return 1 << 30
+    """Characters of inline script: read before pruning removes the scripts."""
     return sum(len(script.text or "") for script in tree.iter("script"))
 
 
-def phrase_signals(visible: str, *, script_chars: int = 0) -> set[str]:
+def has_app_mount(tree: HtmlElement) -> bool:
+    """Whether an app's mount point (`#root`, `#app`, `#__next`, ...) is empty: asked only
+    of a page with little text (the lookup visits every element)."""
+    return bool(_APP_MOUNT(tree))
+
+
+def phrase_signals(
+    visible: str, *, script_chars: int = 0, tree: HtmlElement | None = None
+) -> set[str]:
     """Signals from the words of the pruned page (no script or style text to wade through;
-    banners that pruning removed by name were already seen by `NamedSignals`)."""
+    banners that pruning removed by name were already seen by `NamedSignals`); `tree`, the
+    pruned page, is looked at for an app shell when the text is short."""
     found: set[str] = set()
     lowered = visible.lower()
     for signal, keywords, pattern in _PHRASES:
@@ -188,7 +181,9 @@ def phrase_signals(visible: str, *, script_chars: int = 0) -> set[str]:
     elif any(key in lowered for key in _SUBSCRIBER_KEYS) and _SUBSCRIBERS_ONLY.search(lowered):
         found.add(PAYWALL_MARK)
     shown = len("".join(visible.split()))
-    if shown < SCRIPT_REQUIRED_TEXT and script_chars >= SCRIPT_HEAVY * max(shown, 1):
+    if shown < SCRIPT_REQUIRED_TEXT and (
+        script_chars >= SCRIPT_HEAVY * max(shown, 1) or (tree is not None and has_app_mount(tree))
+    ):
         found.add(APP_SHELL)
     return found
 
