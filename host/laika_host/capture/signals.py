@@ -79,10 +79,14 @@ _READ_ON_PROMPT = re.compile(
 Abonnent", "Wählen Sie Ihren Zugang und lesen Sie weiter", "Pour lire la suite ... créez
 votre compte". A bare "Weiterlesen" link under a teaser has no account word near it."""
 _PROMPT_KEYS = (
-    "weiter", "lesen sie", "reading", "read on", "rest of", "lire la suite", "leyendo",
-    "continuare", "continua a leggere", "czytaj dalej", "przeczytaj",
+    "weiterles", "weiter les", "weiterzules", "sie weiter", "reading", "read on", "rest of",
+    "lire la suite", "leyendo", "continuare", "continua a leggere", "czytaj dalej",
+    "przeczytaj",
 )  # fmt: skip
 """Literals one of which every prompt holds: most pages hold none, and skip the scans."""
+PROMPT_REACH = 300
+"""Characters looked at on each side of a read-on word (whitespace included)."""
+MAX_PROMPT_LOOKS = 40
 MAX_NAMED_CHECKS = 20
 """Paywall-named elements whose text is read for a prompt (each read is one pass over it)."""
 _CONSENT_TEXT = re.compile(
@@ -189,12 +193,22 @@ def phrase_signals(
 
 
 def is_paywall_prompt(lowered: str) -> bool:
-    """Whether lowercased page text asks the reader to subscribe or log in to read on
-    (whitespace runs count as one space: pages indent the words of one prompt apart)."""
-    if not any(key in lowered for key in _PROMPT_KEYS):
-        return False
-    squashed = " ".join(lowered.split())
-    return bool(_PAYWALL_TEXT.search(squashed) or _READ_ON_PROMPT.search(squashed))
+    """Whether lowercased page text asks the reader to subscribe or log in to read on.
+
+    Only the text around each read-on word is looked at (at most MAX_PROMPT_LOOKS of them,
+    PROMPT_REACH characters each way), with its whitespace runs as one space: pages indent
+    the words of one prompt apart. A page's whole text is never copied or scanned twice."""
+    looks = 0
+    for key in _PROMPT_KEYS:
+        start = lowered.find(key)
+        while start >= 0 and looks < MAX_PROMPT_LOOKS:
+            looks += 1
+            window = lowered[max(0, start - PROMPT_REACH) : start + len(key) + PROMPT_REACH]
+            squashed = " ".join(window.split())
+            if _PAYWALL_TEXT.search(squashed) or _READ_ON_PROMPT.search(squashed):
+                return True
+            start = lowered.find(key, start + len(key))
+    return False
 
 
 def settle(found: set[str], captured_text: str, *, sparse: bool) -> set[str]:
