@@ -7,6 +7,8 @@ import { HostClient } from "./lib/host.js";
 import { savePagePayload, selectionLinks, serializePage } from "./lib/capture.js";
 import { pickTab } from "./lib/citations.js";
 import { findQuoteInPage } from "./lib/page_probes.js";
+import { pageTool } from "./lib/browser_tools.js";
+import { ToolRunner } from "./lib/tool_runner.js";
 
 const HOST_NAME = "com.laika.host";
 const PANEL_PORT = "laika-panel";
@@ -192,6 +194,26 @@ async function openCitation({ url, locator, quote }) {
   return { opened: found ? "live" : "reader", tabId: tab.id };
 }
 
+// --- browser tools: a call the host forwarded, run in the chat's tab (lib/tool_runner.js) --
+
+const tools = new ToolRunner({
+  page: (tabId, toolRequest) => inject(tabId, pageTool, [toolRequest]),
+  selectionLinks: (tabId) => inject(tabId, selectionLinks),
+  tabs: api.tabs,
+});
+
+/** {ok, result|error, tabId}: the panel sends it on as `tool.result`. `tabId` pins the chat's
+ * tab once chosen (targetTab: the active web page, as for "Ask about this page"). */
+async function runTool({ tool, arguments: args, tabId }) {
+  let tab;
+  try {
+    tab = await targetTab(tabId);
+  } catch (error) {
+    return { ok: false, error: `no tab to run ${tool} in: ${error?.message ?? error}`, tabId: null };
+  }
+  return tools.run({ tool, arguments: args }, tab.id);
+}
+
 // --- the panel relay ------------------------------------------------------------------
 
 const LOCAL = {
@@ -206,6 +228,7 @@ const LOCAL = {
   // the host request takes the panel's relayed id, so the panel's Stop (host.cancel) reaches it
   "ext.summarize": async (p, onEvent, id) => summarize(p.tabId, p.collection, p.provider, onEvent, id),
   "ext.open_citation": async (p) => openCitation(p),
+  "ext.run_tool": async (p) => runTool(p),
 };
 
 function post(port, frame) {
@@ -287,8 +310,10 @@ api.tabs.onActivated.addListener(async ({ tabId }) => {
   if (tab) markTab(tab.id, tab.url);
 });
 api.tabs.onUpdated.addListener((tabId, change, tab) => {
+  if (change.url) tools.forget(tabId); // a new document: the old observation's handles are gone
   if (change.status === "complete" || change.url) markTab(tabId, tab.url);
 });
+api.tabs.onRemoved?.addListener((tabId) => tools.forget(tabId));
 
 // --- panel opening, menus, commands ---------------------------------------------------
 

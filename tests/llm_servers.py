@@ -38,9 +38,12 @@ class Received:
 class ProviderServer:
     """Serves the scripted replies in order (the last one repeats)."""
 
-    def __init__(self, replies: list[Reply]) -> None:
+    def __init__(self, replies: list[Reply], *, only: str | None = None) -> None:
+        """`only`: replies go to POSTs whose path ends with it; other POSTs get a 404 (and
+        are recorded) without using up a reply (llama.cpp's `/tokenize`, say)."""
         self.replies = replies
         self.received: list[Received] = []
+        self.only = only
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,7 +57,11 @@ class ProviderServer:
                         self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw)
                     )
                 )
-                index = min(len(server.received), len(server.replies)) - 1
+                if server.only is not None and not self.path.endswith(server.only):
+                    server.play(self, Reply(status=404, content_type="application/json"))
+                    return
+                answered = [r for r in server.received if r.path.endswith(server.only or "")]
+                index = min(len(answered), len(server.replies)) - 1
                 server.play(self, server.replies[index])
 
             def do_GET(self) -> None:

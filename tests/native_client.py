@@ -150,6 +150,8 @@ class Client:
         self.host = host
         self.next_id = 0
         self.checked: set[str] = set()
+        self.host_events: list[dict[str, Any]] = []
+        """Host events (`id` null, e.g. `config.changed`) that arrived during a call."""
 
     def call(self, type_: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
         """The reply (schema-checked) plus the events seen for it under `_events`."""
@@ -160,6 +162,8 @@ class Client:
         chunks: dict[int, str] = {}
         while True:
             message = self.host.recv(timeout=30)
+            if message.get("id") is None and "event" in message:
+                self.host_events.append(message)
             if message.get("id") != request_id:
                 continue
             if "chunk" in message:  # a reply over the chunk threshold, reassembled

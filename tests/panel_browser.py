@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.browsers import DEV_EXTENSION_ID
+from laika_host.native.install.browsers import DEV_EXTENSION_ID
 
 from cdp_pipe import HEADLESS_FLAGS, DevTools
 from support import REPO, run_laika

@@ -5,7 +5,10 @@ python store_worker.py write DB PROCESS_INDEX COUNT START_AT
     prints one JSON line: outcome counts and any errors.
 python store_worker.py zygote DB
     import everything once, then fork a churning writer for each "spawn" line read on
-    stdin, printing its pid; the test SIGKILLs the writer at a random moment.
+    stdin, printing its pid once it has opened the store; the test SIGKILLs the writer at a
+    random moment. Only the zygote writes to stdout, one whole line per write: a writer
+    that printed there too would interleave with it (with PYTHONUNBUFFERED, print() is two
+    writes, the text and then its newline, and a writer ran between them under load).
 python store_worker.py hold DB
     take SQLite's write lock (BEGIN IMMEDIATE), print "locked", hold it until a line arrives
     on stdin, then roll back and exit: another process that blocks every writer.
@@ -75,11 +78,12 @@ async def write(db: Path, process: int, count: int, start_at: float) -> dict[str
     return {"process": process, "outcomes": outcomes, "errors": errors}
 
 
-async def churn(db: Path, seed: int) -> None:
-    """Write forever: new and changed captures, queued, claimed and finished jobs, chat."""
+async def churn(db: Path, seed: int, ready: int) -> None:
+    """Write forever: new and changed captures, queued, claimed and finished jobs, chat.
+    Closing the `ready` pipe tells the zygote the store is open."""
     rng = random.Random(seed)
     async with open_store(db, recover_jobs=False) as store:
-        print("ready", flush=True)
+        os.close(ready)
         revision = seed
         while True:
             revision += 1
@@ -110,12 +114,17 @@ def zygote(db: Path) -> None:
         if line.strip() != "spawn":
             continue
         seed = random.randrange(1 << 30)
+        wait_for, ready = os.pipe()
         pid = os.fork()
         if pid == 0:
             sys.stdin.close()
-            asyncio.run(churn(db, seed))
+            os.close(wait_for)
+            asyncio.run(churn(db, seed, ready))
             os._exit(0)
-        print(pid, flush=True)
+        os.close(ready)
+        os.read(wait_for, 1)  # EOF: the writer opened the store (or died trying)
+        os.close(wait_for)
+        os.write(sys.stdout.fileno(), f"{pid}\n".encode())  # one write: one whole line
         reap_children()
 
 

@@ -161,6 +161,7 @@ def test_a_model_answer_is_verified_flagged_and_rejected_and_no_secret_leaks(
     assert audit[1]["unverified"] == 2
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_laika_ask_cli_json_shape(db: Path) -> None:
     seed(db)
     done = run_laika("ask", "Why do spring tides get so large?", "--collection", "Coast", "--json")
@@ -196,6 +197,7 @@ def test_offline_over_capture_dev_pages_shows_only_verified_citations(db: Path) 
     assert all(c["verified"] for c in shown)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
     page = tmp_path / "tides.html"
     page.write_text(TIDES.format(cookie=COOKIE))
@@ -217,6 +219,7 @@ def test_laika_summarize_and_logs_cli(tmp_path: Path) -> None:
     assert COOKIE not in shown.stdout
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_checked(
     db: Path,
 ) -> None:
@@ -351,6 +354,7 @@ HOSTILE_REPLIES = {
 }
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("name", sorted(HOSTILE_REPLIES))
 def test_a_hostile_reply_still_saves_the_turn_with_its_status(db: Path, name: str) -> None:
     reply, status = HOSTILE_REPLIES[name]

@@ -606,9 +606,10 @@ def test_a_citation_url_only_ever_comes_from_the_pack(
 def best_time(run: Callable[[], object], rounds: int = 3) -> float:
     best = float("inf")
     for _ in range(rounds):
-        started = time.perf_counter()
+        # CPU time, not wall time: other processes on these cores must not fail a complexity bound
+        started = time.process_time()
         run()
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 
@@ -632,6 +633,7 @@ def verify_long(source: PackedSource) -> None:
     assert result.citations[0].heading is not None
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_verification_is_linear_in_the_length_of_the_source() -> None:
     small, large = long_source(50_000), long_source(200_000)
     verify_long(small)  # warm up

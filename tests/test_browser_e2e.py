@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.browsers import DEV_EXTENSION_ID, GECKO_ID
+from laika_host.native.install.browsers import DEV_EXTENSION_ID, GECKO_ID
 
 from cdp_pipe import HEADLESS_FLAGS
 from cdp_pipe import DevTools as _DevTools

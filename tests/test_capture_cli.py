@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support import run_laika
 
 PAGE = (
@@ -19,6 +21,7 @@ PAGE = (
 )
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_capture_a_file_as_markdown(tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     page.write_text(PAGE)
@@ -30,6 +33,7 @@ def test_capture_a_file_as_markdown(tmp_path: Path) -> None:
     assert "Home" not in done.stdout
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_capture_json_from_stdin() -> None:
     done = run_laika(
         "capture",
@@ -55,6 +59,7 @@ def test_capture_json_from_stdin() -> None:
     assert len(result["content_hash"]) == 64
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_capture_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
     binary = tmp_path / "image.png"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")

@@ -888,7 +888,7 @@ def _wait_for_host_log(home: Path, text: str, devtools: DevTools) -> None:
 def test_save_page_through_the_extension_keeps_what_the_user_sees(
     tmp_path: Path, site: Site
 ) -> None:
-    from laika_host.native.browsers import DEV_EXTENSION_ID
+    from laika_host.native.install.browsers import DEV_EXTENSION_ID
 
     from support import run_laika
 
@@ -974,7 +974,7 @@ globalThis.laika there, as the Chromium test does in the service worker."""
 def test_firefox_saves_a_page_and_asks_offline_through_the_extension(
     tmp_path: Path, site: Site
 ) -> None:
-    from laika_host.native.browsers import GECKO_ID
+    from laika_host.native.install.browsers import GECKO_ID
     from test_browser_e2e import FIREFOX, _firefox_profile
 
     from marionette import active_port

@@ -231,6 +231,7 @@ def test_chunks_split_on_headings_and_never_inside_a_fence() -> None:
     assert sum(c.markdown.startswith("## Section") for c in result.chunks) >= 3
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_ten_megabyte_page_is_captured_within_bounds() -> None:
     paragraph = "<p>" + "A long page keeps going with more and more words. " * 20 + "</p>"
     html = (

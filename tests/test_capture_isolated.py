@@ -85,6 +85,7 @@ def conversation(tmp_path: Path) -> Any:
     assert host.malformed == []
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_answers_pings_while_capturing_the_reviews_page(
     conversation: Conversation,
 ) -> None:
@@ -101,6 +102,7 @@ def test_the_host_answers_pings_while_capturing_the_reviews_page(
     assert max(latencies) < 1.0, f"a ping waited {max(latencies):.2f} s"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_pings_are_answered_during_a_slow_legitimate_capture(
     conversation: Conversation,
 ) -> None:
@@ -111,6 +113,7 @@ def test_pings_are_answered_during_a_slow_legitimate_capture(
     assert max(latencies) < 1.0, f"a ping waited {max(latencies):.2f} s"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_capture_past_the_deadline_fails_clearly_and_the_next_one_works(
     tmp_path: Path,
 ) -> None:
@@ -153,6 +156,7 @@ def cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     conversation: Conversation,
@@ -183,6 +187,7 @@ def test_cancelling_a_capture_kills_its_worker_and_the_next_capture_works(
     assert len(worker_pids(host_pid)) == 1  # a new worker took over
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_runner_reuses_one_worker_and_restarts_it_after_a_deadline() -> None:
     runner = CaptureRunner(deadline=0.2)
     try:

@@ -5,12 +5,14 @@ before it; a double `<br>` is a paragraph break."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import lxml.html
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.capture import CaptureOptions, capture_html
 from laika_host.capture.paragraphs import wrap_loose_runs
 
@@ -185,18 +187,13 @@ def test_a_long_page_of_broken_runs_is_extracted_as_paragraphs() -> None:
 
 def test_wrapping_is_linear() -> None:
     """Twice the runs cost about twice the time (a quadratic pass would cost four times)."""
-    import time
 
-    def seconds(runs: int) -> float:
+    def prepare(runs: int) -> Callable[[], object]:
         html = "<div><h2>h</h2>" + "word <a href='/x'>link</a> tail<br><br>" * runs + "</div>"
         tree = lxml.html.document_fromstring(f"<html><body>{html}</body></html>")
-        started = time.perf_counter()
-        wrap_loose_runs(tree)
-        return time.perf_counter() - started
+        return lambda: wrap_loose_runs(tree)
 
-    seconds(1000)  # warm-up
-    small, large = min(seconds(20_000) for _ in range(3)), min(seconds(40_000) for _ in range(3))
-    assert large / small < 3.0
+    assert_linear(prepare, 10_000, 40_000, bound=8)  # linear 4, quadratic 16
 
 
 def test_nothing_changes_where_no_run_is_loose_or_mixed() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.capture import CaptureError, capture_html
 from laika_host.capture import parse as parse_module
 from laika_host.capture.parse import parse_page
@@ -64,12 +66,14 @@ def visible(root: object) -> str:
     return " ".join(tree.text_content().split())
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
     page = hostile_page(3_000)
     assert len(page) > 2_400_000
-    started = time.perf_counter()
+    # CPU time, not wall time: other processes on these cores must not fail a complexity bound
+    started = time.process_time()
     result = capture_html(page, "https://example.org/comments")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     # the regex stripper took 40 s here (quadratic); the bounded parse takes well under 1 s
     assert elapsed < 5, f"{elapsed:.1f} s"
     assert result.markdown.startswith("# Field notes on tides")
@@ -77,20 +81,21 @@ def test_a_huge_page_of_commented_script_tags_is_captured_quickly() -> None:
 
 
 def test_bounding_time_grows_linearly_with_unclosed_tags() -> None:
-    def timed(tags: int) -> float:
+    def prepare(tags: int) -> Callable[[], object]:
         page = hostile_page(tags, size=tags * 800)
-        started = time.perf_counter()
-        parse_page(page, fragment=False, limit=len(page) // 2)
-        return time.perf_counter() - started
+        return lambda: parse_page(page, fragment=False, limit=len(page) // 2)
 
-    timed(500)  # warm up
-    small, large = min(timed(1_500) for _ in range(3)), min(timed(6_000) for _ in range(3))
-    assert large < 1.0
-    assert large / max(small, 1e-3) < 10  # 4x the input: quadratic would be 16x
+    assert_linear(prepare, 1_500, 6_000, bound=10)  # quadratic would be 16x
 
 
 @pytest.mark.slow  # > 5 s here
 @settings(max_examples=300, suppress_health_check=list(HealthCheck), deadline=None)
+# found by random seeds: dropping a style while parsing moved its tail into the text the
+# parser was still appending to, which it then wrote at a stale offset (`--->`)
+@example(
+    ["-->", "<style>", "<p title='<script>'>", "</style >", "\n", "</SCRIPT>", "-->"], 13, False
+)
+@example(["<!-->", "<style>", "<!--", "<!-->", "</style >", "-", "</style >", "more"], 11, True)
 @given(
     tokens=st.lists(st.sampled_from(TOKENS), max_size=40),
     piece=st.integers(1, 40),

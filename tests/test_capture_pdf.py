@@ -54,6 +54,7 @@ def words(text: str) -> list[str]:
     return [w.strip(".,:;").lower() for w in text.split()]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_cli_captures_a_pdf_file_as_a_real_source(tmp_path: Path) -> None:
     """Before: a PDF became a note titled "None" holding raw PDF syntax."""
     path = tmp_path / "report.pdf"
@@ -79,6 +80,7 @@ def test_cli_captures_a_pdf_file_as_a_real_source(tmp_path: Path) -> None:
     assert source["url"] == "https://tides.test/report.pdf"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_pdf_without_a_text_layer_says_so_and_names_ocr(tmp_path: Path) -> None:
     path = tmp_path / "scan.pdf"
     path.write_bytes(image_only_pdf(3))
@@ -209,6 +211,7 @@ def test_an_html_page_that_reads_page_n_gets_no_page_locator() -> None:
     assert "#:~:text=" in (cited.citations[0].locator or "")
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_url_serving_a_pdf_is_captured_by_type_or_by_its_header(tmp_path: Path) -> None:
     served = {
         "/typed.pdf": (REPORT, "application/pdf"),
@@ -225,6 +228,7 @@ def test_a_url_serving_a_pdf_is_captured_by_type_or_by_its_header(tmp_path: Path
         assert "neither an HTML page nor a PDF" in refused.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_add_url_and_a_job_capture_a_pdf_through_the_host(tmp_path: Path) -> None:
     """The extension on a tab showing a PDF sends its URL; the host fetches and captures it."""
     from native_client import Client, HostProcess
@@ -253,6 +257,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_pdfs_end_in_bounded_time_and_memory(tmp_path: Path, name: str) -> None:
     """In the real capture worker: a 1 GiB compression bomb (1 MB file), 100,000-deep

@@ -54,6 +54,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, "LAIKA_TEST_KEY": "k"}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_piped_answer_is_printed_once_and_stderr_holds_no_answer_text(source_id: str) -> None:
     server = ProviderServer([Reply(chunks=_reply(source_id))])
     try:
@@ -68,6 +69,7 @@ def test_piped_answer_is_printed_once_and_stderr_holds_no_answer_text(source_id:
     assert "{" not in done.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_on_a_terminal_the_answer_streams_once_as_prose(source_id: str) -> None:
     """stdout is a real pseudo-terminal: the prose appears as the model writes it (decoded
     from the JSON reply), once, and the checked answer is not printed a second time."""
@@ -153,6 +155,7 @@ def test_no_fallback_makes_a_provider_that_is_down_one_clear_error(source_id: st
         assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("question", ["", " ", "\t\n  "])
 def test_an_empty_question_is_refused_with_exit_2(question: str) -> None:
     done = run_laika("ask", question)
@@ -167,6 +170,7 @@ def test_every_blank_question_is_refused(question: str) -> None:
         _question(None, None, question)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_an_empty_collection_says_so_and_how_to_add_sources() -> None:
     assert run_laika("collections", "create", "Reading").returncode == 0
     done = run_laika("ask", "anything about cats?", "-c", "Reading")
@@ -178,6 +182,7 @@ def test_an_empty_collection_says_so_and_how_to_add_sources() -> None:
     assert scripted["citations"] == []
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_an_unknown_collection_lists_the_existing_ones(source_id: str) -> None:
     assert run_laika("collections", "create", "Recipes").returncode == 0
     done = run_laika("ask", "cats?", "-c", "Recipies")

@@ -11,6 +11,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,7 @@ def _clean(output: str) -> bool:
     return TERMINAL_UNSAFE.search(output) is None
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_ask_and_sources_print_no_escape_sequence_from_stored_text(tmp_path: Path) -> None:
     env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
     added = run_laika("sources", "note", "-", stdin=HOSTILE.encode(), env=env)  # title: line 1
@@ -63,6 +65,7 @@ async def _add_note(markdown: str) -> str:
         return saved.source.id
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=st.text(min_size=1, max_size=60))
 def test_for_any_stored_text_the_cli_prints_no_control_character(text: str) -> None:

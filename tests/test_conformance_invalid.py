@@ -929,6 +929,7 @@ def test_invalid_packet_is_rejected_at_its_path(case: Case) -> None:
         assert schema.is_valid(data) is not case.schema_rejects
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("case", CASES[::9], ids=[case.id for case in CASES[::9]])
 def test_laika_validate_prints_path_and_rule(case: Case, tmp_path) -> None:
     packet = tmp_path / "packet.json"
@@ -941,6 +942,7 @@ def test_laika_validate_prints_path_and_rule(case: Case, tmp_path) -> None:
     )
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize(
     ("body", "named"),
     [

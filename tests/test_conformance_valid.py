@@ -61,6 +61,7 @@ def test_every_example_is_listed() -> None:
     assert {path.stem for path in SPEC_FIXTURES.glob("*.json")} == set(EVERY_EXAMPLE)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("name", list(EVERY_EXAMPLE))
 def test_laika_validate_accepts_every_spec_example(name: str) -> None:
     done = run_laika("validate", str(SPEC_FIXTURES / f"{name}.json"))
@@ -76,6 +77,7 @@ def test_an_envelope_alone_is_not_a_complete_packet() -> None:
     assert forced.stdout == "input: required field is missing\n"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize(
     ("name", "edit", "expected"),
     [

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
+import pytest
 from lxml import html as lxml_html
+
+from laika_host.agent.verify import normalize
 
 from support import run_laika
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     tmp_path: Path,
 ) -> None:
@@ -20,8 +25,10 @@ def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     assert mine.returncode == 0, mine.stderr
     before = run_laika("sources", "list", "-c", "Inbox", "--json", env=env).stdout
 
+    started = time.monotonic()
     first = run_laika("demo", "--json", env=env)
     assert first.returncode == 0, first.stderr
+    assert time.monotonic() - started < 30  # the issue's bound for a fresh machine; ~1 s here
     result = json.loads(first.stdout)
     assert result["collection"] == "Demo"
     assert [s["outcome"] for s in result["sources"]] == ["new", "new", "new"]
@@ -41,6 +48,14 @@ def test_the_demo_answers_with_verified_citations_and_touches_nothing_else(
     links = tree.xpath("//a[@class='citation']/@href")
     assert links
     assert all("#:~:text=" in href for href in links)
+    # the demo pages' addresses never resolve: the page says so and shows each quote in the
+    # stored copy, marked
+    assert "demo.laika.invalid" in tree.xpath("string(//p[@class='about'])")
+    listed = tree.xpath("//li[span[@class='verified']]")
+    assert len(listed) == len(links)
+    for item in listed:
+        marked = " ".join(item.xpath(".//details//mark//text()"))
+        assert normalize(marked) == normalize(item.xpath("string(blockquote)"))
 
     again = json.loads(run_laika("demo", "--json", env=env).stdout)
     assert [s["outcome"] for s in again["sources"]] == ["unchanged"] * 3

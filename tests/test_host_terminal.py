@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.host_main import TERMINAL_EXIT
+from laika_host.native.transport.host_main import TERMINAL_EXIT
 
 from support import laika_executable, run_laika
 
@@ -37,6 +37,7 @@ def _launchers() -> list[list[str]]:
     return [[laika_executable(), "host"], [sys.executable, "-m", "laika_host.native"]]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("command", _launchers(), ids=["laika host", "python -m"])
 @pytest.mark.parametrize("stdin_kind", ["/dev/null", "empty file", "closed pipe"])
 @pytest.mark.parametrize("stdout_kind", ["pipe", "/dev/null"])

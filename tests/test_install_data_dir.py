@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from laika_host.native.browsers import BROWSERS, HOST_NAME
-from laika_host.native.doctor import DoctorOptions, diagnose
-from laika_host.native.doctor_data import CHECK
-from laika_host.native.install import launcher_text, read_launcher, read_launcher_text
+from laika_host.native.install.browsers import BROWSERS, HOST_NAME
+from laika_host.native.install.doctor import DoctorOptions, diagnose
+from laika_host.native.install.doctor_data import CHECK
+from laika_host.native.install.install import launcher_text, read_launcher, read_launcher_text
 
 from native_client import CHROME_ORIGIN, frame
 from support import run_laika
@@ -66,6 +66,7 @@ def _launcher(profile: Path) -> Path:
     return Path(manifest["path"])
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_launcher_pins_the_data_directory_install_ran_with(
     env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -148,6 +149,7 @@ def _doctor(profile: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch)
     return _data_dir_findings(profile)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_doctor_passes_when_the_cli_uses_the_pinned_directory(
     env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,6 +161,7 @@ def test_doctor_passes_when_the_cli_uses_the_pinned_directory(
     assert f"ok    {CHECK}: {env['LAIKA_HOME']}" in done.stdout
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_doctor_fails_when_the_cli_uses_another_directory(
     env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,6 +188,7 @@ def _rewrite_launcher(launcher: Path, exports: str) -> None:
     launcher.write_text(f'#!/bin/sh\n{exports}exec {pins.python} -m laika_host.native "$@"\n')
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_an_unpinned_launcher_warns_when_the_default_matches_and_fails_otherwise(
     env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

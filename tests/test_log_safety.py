@@ -52,7 +52,7 @@ def test_secrets_and_line_breaks_from_the_extension_never_reach_the_log(tmp_path
 
 @given(parts=st.lists(st.text(), min_size=1, max_size=3), failed=st.booleans())
 def test_any_record_is_one_line_without_control_characters(parts: list[str], failed: bool) -> None:
-    from laika_host.native.logsetup import LOG_FORMAT, SafeFormatter
+    from laika_host.native.transport.logsetup import LOG_FORMAT, SafeFormatter
 
     error = None
     if failed:  # a traceback (with the message in it) is part of the same record

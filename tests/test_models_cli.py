@@ -6,10 +6,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from llm_servers import ProviderServer, Reply, closed_port_url
 from support import run_laika
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_add_list_remove_and_the_key_is_never_saved() -> None:
     secret = "sk-never-on-disk-" + "Q1" * 12
     env = {**os.environ, "MY_OPENAI_API_KEY": secret}
@@ -48,9 +51,10 @@ def test_add_list_remove_and_the_key_is_never_saved() -> None:
     assert providers["down"]["answers"] is False
     assert providers["builtin"]["kind"] == "offline"
     assert secret not in listed.stdout
-    saved = Path(os.environ["LAIKA_HOME"]) / "providers.json"
+    saved = Path(os.environ["LAIKA_HOME"]) / "config" / "registry.json"
     assert secret not in saved.read_text()
-    assert json.loads(saved.read_text())["providers"][0]["api_key_env"] == "MY_OPENAI_API_KEY"
+    stored = json.loads(saved.read_text())["providers"]["items"]
+    assert stored[0]["api_key_env"] == "MY_OPENAI_API_KEY"
     removed = run_laika("models", "remove", "down", env=env)
     assert removed.returncode == 0
     missing = run_laika("models", "remove", "down", env=env)

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.routes import default_router
-from laika_host.native.session import Session, SessionOptions
-from laika_host.native.stdio import StreamSink
+from laika_host.native.handlers.routes import default_router
+from laika_host.native.transport.session import Session, SessionOptions
+from laika_host.native.transport.stdio import StreamSink
 
 from native_client import CHROME_ORIGIN, HEADER, frame
 
@@ -167,6 +167,7 @@ def test_unread_replies_do_not_grow_the_host_without_bound(
             proc.wait()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_ping_overtakes_a_flood_of_big_replies(tmp_path: Path) -> None:
     """The client reads normally: a ping sent behind 20 requests for 16 MB replies is answered
     before the second of them has arrived."""

@@ -7,12 +7,15 @@ import html
 import json
 from pathlib import Path
 
+import pytest
+
 from laika_host.llm.config import ProviderConfig, save_providers
 
 from llm_servers import ProviderServer, Reply, openai_sse
 from native_client import ARTICLE, Client, HostProcess
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_offline_ask_summarize_and_history(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)
@@ -46,6 +49,7 @@ def test_offline_ask_summarize_and_history(tmp_path: Path) -> None:
     assert client.checked >= {"chat.ask", "chat.history", "page.summarize"}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_model_answer_streams_deltas_then_the_verified_result(tmp_path: Path) -> None:
     reply = json.dumps(
         {
@@ -79,6 +83,7 @@ def test_a_model_answer_streams_deltas_then_the_verified_result(tmp_path: Path) 
     assert [c["verified"] for c in result["citations"]] == [True]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_model_supplied_urls_reach_no_frame_and_no_history(tmp_path: Path) -> None:
     """Hostile citation URLs: every `url`/`locator` in every frame the extension receives
     (events, result, chat.history) is the stored source's or null."""
@@ -129,6 +134,7 @@ def link_values(value: object) -> list[str | None]:
     return []
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_reply_over_the_bound_is_answered_and_saved_as_partial(tmp_path: Path) -> None:
     """250,000 characters of prose: the host answers (the frames stay well-formed), keeps the
     answer up to the bound with its note, and chat.history shows the turn as partial."""
@@ -160,6 +166,7 @@ def test_a_reply_over_the_bound_is_answered_and_saved_as_partial(tmp_path: Path)
     assert not host.malformed
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_answer_html_links_verified_markers_and_flags_the_rest(tmp_path: Path) -> None:
     """A real host: each citation gets its source's title and a state, `answer_html` links
     the verified marker to its `#:~:text=` locator and flags the others, in the reply and in

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from laika_host import __version__
-from laika_host.native.builtin_models import CancelResult
-from laika_host.native.framing import dumps
+from laika_host.native.handlers.builtin_models import CancelResult
+from laika_host.native.transport.framing import dumps
 
 from native_client import CHROME_ORIGIN, HostProcess, frame
 
@@ -113,6 +113,7 @@ def test_three_megabyte_reply_arrives_in_chunks_and_a_ping_overtakes_it(
     assert order.index("pong") < len(order) - 1, "the pong waited for the whole reply"
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_slow_request_does_not_block_a_ping(host: HostProcess) -> None:
     host.send({"id": "slow", "type": "host.echo", "payload": {"data": 1, "delay_ms": 3000}})
     started = time.monotonic()
@@ -193,7 +194,7 @@ def test_logs_go_to_the_data_dir_not_stdout(host: HostProcess, tmp_path: Path) -
 def test_stray_writes_to_stdout_never_reach_the_frame_stream() -> None:
     script = (
         "import os, sys\n"
-        "from laika_host.native.stdio import protect_stdout\n"
+        "from laika_host.native.transport.stdio import protect_stdout\n"
         "fd = protect_stdout()\n"
         "print('stray print')\n"
         "os.write(1, b'stray C-level write\\n')\n"

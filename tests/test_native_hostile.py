@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from hostile_json import hostile_bodies, json_texts, number_tokens, string_token
 from native_client import HEADER, HostProcess, frame, raw_frame
 
 MIB = 1024 * 1024
+ART = "art_" + "0" * 32  # a well-formed artifact id that names none
 Expected = tuple[Any, str]  # (reply id, error code or "ok")
 
 
@@ -112,6 +114,7 @@ def _collect(host: HostProcess, count: int) -> list[dict[str, Any]]:
     return [host.recv(timeout=30) for _ in range(count)]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_ten_thousand_hostile_frames(tmp_path: Path) -> None:
     rng = random.Random(20261122)
     cases = _cases(rng)
@@ -196,6 +199,7 @@ def test_a_truncated_header_at_the_end_is_reported(tmp_path: Path) -> None:
         host.kill()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_a_sixty_megabyte_request_is_read_and_answered(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     try:
@@ -226,6 +230,17 @@ def hostile_requests(draw: st.DrawFn) -> bytes:
                 ("host.log", '{{"message":{s},"context":{{"k":{j}}}}}'),
                 ("host.ping", "{{{s}:{j}}}"),
                 ("collections.create", '{{"title":{s}}}'),
+                ("transform.list_types", "{{{s}:{j}}}"),
+                ("transform.run", "{j}"),
+                ("transform.run", '{{"type":{s},"collection":{s},"provider":{s},"force":{j}}}'),
+                ("transform.run", '{{"type":"timeline","config":{j},"collection":{s}}}'),
+                ("artifacts.list", '{{"collection":{s}}}'),
+                ("artifacts.get", '{{"artifact_id":{s}}}'),
+                ("artifacts.get", '{{"artifact_id":"' + ART + '"}}'),
+                ("artifacts.export", '{{"artifact_id":{s},"format":{s},"table":{n}}}'),
+                ("artifacts.export", '{{"artifact_id":"' + ART + '","format":"csv","table":{m}}}'),
+                ("artifacts.delete", "{j}"),
+                ("artifacts.delete", '{{"artifact_id":"' + ART + '"}}'),
             ]
         )
     )
@@ -260,6 +275,7 @@ def _final_replies_until(host: HostProcess, ping_id: str) -> list[dict[str, Any]
     return replies
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_answers_a_ping_after_every_hostile_frame(tmp_path: Path) -> None:
     hosts = [HostProcess(tmp_path)]
     pings = iter(range(1_000_000))

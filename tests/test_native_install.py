@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.browsers import BROWSERS, DEV_EXTENSION_ID, GECKO_ID, HOST_NAME
-from laika_host.native.doctor import (
+from laika_host.native.install.browsers import BROWSERS, DEV_EXTENSION_ID, GECKO_ID, HOST_NAME
+from laika_host.native.install.doctor import (
     COMMUNICATION,
     EXITED,
     FORBIDDEN,
@@ -42,6 +42,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {**os.environ}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_install_every_browser(env: dict[str, str], tmp_path: Path) -> None:
     done = run_laika(
         "install", "--extension-id", DEV_EXTENSION_ID, "--extension-id", OTHER_ID, env=env
@@ -181,6 +182,7 @@ def test_doctor_host_that_writes_junk_to_stdout(env: dict[str, str], tmp_path: P
     assert str(junk) in fix
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_doctor_skips_browsers_that_are_not_installed(env: dict[str, str]) -> None:
     """Only Chromium has a profile folder: it is checked, every other browser is reported as
     skipped (not as passed), and the summary names only what was checked."""

@@ -79,7 +79,7 @@ def test_models_messages_manage_providers_and_never_show_a_key(tmp_path: Path) -
     assert [row["id"] for row in after_remove["result"]["providers"]] == ["loop"]
     assert after_remove["result"]["default"] == "loop"
     assert SECRET not in json.dumps(frames)
-    assert SECRET not in (tmp_path / "providers.json").read_text()
+    assert SECRET not in (tmp_path / "config" / "registry.json").read_text()
     logs = "".join(path.read_text() for path in (tmp_path / "logs").glob("*"))
     assert SECRET not in logs
     assert SECRET not in host.stderr

@@ -14,12 +14,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hostile_json import DEEP, hostile_bodies, json_texts, reply_values, to_bytes
-from laika_host.native.envelope import InvalidRequestError, decode_request, error_reply, ok_reply
-from laika_host.native.framing import HEADER, MAX_REPLY_FRAME, dumps, frames_for
+from laika_host.native.transport.envelope import (
+    InvalidRequestError,
+    decode_request,
+    error_reply,
+    ok_reply,
+)
+from laika_host.native.transport.framing import HEADER, MAX_REPLY_FRAME, dumps, frames_for
 from laika_host.strict_json import NotJsonError, loads_strict
 
 SMALL_THRESHOLD = 4096  # small chunks, so the chunked path is explored too
@@ -128,6 +134,7 @@ def test_an_unknown_key_of_any_length_gets_a_short_error(key: str) -> None:
     assert len(json.dumps(error.to_json(), ensure_ascii=False)) < 2000  # not ~3x the key
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=400, deadline=None)
 @given(reply_values, st.one_of(st.none(), st.integers(), st.text()))
 def test_the_encoder_never_raises_for_a_reply_value(value: Any, request_id: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import lxml.html
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def test_a_typed_note_renders_as_its_own_text(text: str) -> None:
     assert shown_lines(html) == expected
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_add_note_and_lookup_through_a_real_host(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

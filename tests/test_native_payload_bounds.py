@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from laika_host.native.base_models import StrictPayload
 from laika_host.native.errors import ErrorCode, HostError
-from laika_host.native.router import Route
-from laika_host.native.routes import default_router
+from laika_host.native.handlers.base_models import StrictPayload
+from laika_host.native.handlers.routes import default_router
+from laika_host.native.transport.router import Route
 
 from native_client import HostProcess
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from laika_host.native.envelope import InvalidRequestError, decode_request
 from laika_host.native.errors import ERROR_TABLE, ErrorCode
-from laika_host.native.routes import default_router
-from laika_host.native.schema_models import NativeRequest
+from laika_host.native.handlers.routes import default_router
+from laika_host.native.transport.envelope import InvalidRequestError, decode_request
+from laika_host.native.transport.schema_models import NativeRequest
 
 from native_client import HostProcess
 from support import REPO, schema_validator
@@ -118,6 +118,7 @@ SIMPLE_ROUTES = [  # host.cancel needs a target; store types: tests/test_native_
 ]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("route", SIMPLE_ROUTES, ids=lambda r: r.name)
 def test_results_match_their_declared_models(route: Any, tmp_path: Path) -> None:
     payloads_by_type = {
@@ -136,7 +137,7 @@ def test_results_match_their_declared_models(route: Any, tmp_path: Path) -> None
 
 
 def test_the_back_pressure_limits_are_documented() -> None:
-    from laika_host.native import session
+    from laika_host.native.transport import session
 
     mib = 1024 * 1024
     documented = " ".join(PROTOCOL.split("Back-pressure", 1)[1].split("\n\n", 1)[0].split())

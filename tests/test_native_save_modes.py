@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,6 +23,7 @@ def test_same_site_ignores_scheme_case_and_www(scheme: str, www: str) -> None:
     assert not same_site("https://news.test/a", "javascript:alert(1)//news.test")
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_modes_canonical_url_and_lang(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

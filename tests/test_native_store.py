@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.routes import default_router
+from laika_host.native.handlers.routes import default_router
 
 from html_server import serve
 from native_client import ARTICLE, Client, HostProcess
@@ -20,6 +20,7 @@ def pages() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_store_types_through_the_host(tmp_path: Path, pages: str) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)
@@ -110,6 +111,7 @@ def _exercise(client: Client, pages: str) -> None:
     assert client.call("search.query", {"query": "moon"})["result"]["hits"] == []
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_bad_store_payloads_get_clear_errors_and_the_host_keeps_serving(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

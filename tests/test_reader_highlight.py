@@ -3,13 +3,15 @@ with the same word matching as citation verification."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
 from typing import Any
 
 import lxml.html
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.agent.words import normalize
 from laika_host.render.highlight import highlighted_html
 from laika_host.render.html import ALLOWED_TAGS, ANNOTATION_TAGS
@@ -75,20 +77,18 @@ def test_an_elided_quote_marks_each_part_in_order() -> None:
     ]
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_marking_time_grows_linearly() -> None:
     """A quote that is not there, in 8x more text: well under quadratic (64x)."""
 
-    def seconds(repeat: int) -> float:
+    def prepare(repeat: int) -> Callable[[], object]:
         markdown = "The **moon** pulls *the* ocean, twice a day.\n\n" * repeat
-        start = time.perf_counter()
-        highlighted_html(markdown, "the moon pulls the ocean three times")
-        return time.perf_counter() - start
+        return lambda: highlighted_html(markdown, "the moon pulls the ocean three times")
 
-    seconds(50)
-    small, large = min(seconds(500) for _ in range(3)), min(seconds(4000) for _ in range(3))
-    assert large / small < 24
+    assert_linear(prepare, 500, 4000, bound=24)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_get_returns_the_reader_view_with_the_quote_marked(tmp_path: Any) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

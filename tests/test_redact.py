@@ -546,12 +546,14 @@ def _seconds(text: str, repeat: int = 3) -> float:
     best = float("inf")
     for run in range(repeat):
         fresh = f"{text}\n{run}"
-        started = time.perf_counter()
+        # CPU time, not wall time: other processes on these cores must not fail a complexity bound
+        started = time.process_time()
         redact_text(fresh)
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.process_time() - started)
     return best
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("seed", ADVERSARIAL)
 def test_every_rule_runs_in_linear_time_on_adversarial_text(seed: str) -> None:
     small = seed * (50_000 // len(seed) + 1)

@@ -73,6 +73,7 @@ def _planted() -> set[str]:
     return secrets | {secret[:16] for secret in secrets if len(secret) >= 24}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_no_planted_secret_reaches_the_database_its_wal_or_the_logs(tmp_path: Path) -> None:
     host = HostProcess(tmp_path)
     client = Client(host)

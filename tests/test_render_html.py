@@ -231,6 +231,7 @@ def test_any_markdown_renders_to_the_allowlist(markdown: str) -> None:
     assert_safe(markdown_to_safe_html(markdown, allow_images=True), images=True)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(max_examples=150, deadline=None)
 @given(render_documents)
 def test_document_to_safe_html_is_the_markdown_path(data: dict[str, Any]) -> None:

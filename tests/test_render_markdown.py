@@ -247,7 +247,7 @@ def test_any_text_node_renders_literally(value: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(render_documents)
 def test_rendered_documents_only_link_where_the_tree_links(data: dict[str, Any]) -> None:
-    html = MD.render(Document.model_validate(data).to_markdown())
+    html = MD.render(document_to_markdown(Document.model_validate(data)))
     hrefs = re.findall(r'<a href="([^"]*)"', html)
     assert all(href.startswith(("http://", "https://", "mailto:")) for href in hrefs), hrefs
     assert len(hrefs) <= _count_links(data)

@@ -180,6 +180,12 @@ class Browser:
             url=url,
         )
 
+    def outer_html(self) -> str:
+        """The current document as Chromium parsed it (and the page may have changed it)."""
+        value = self._evaluate("document.documentElement.outerHTML")
+        assert isinstance(value, str)
+        return value
+
     def _page_scripts(self) -> list[dict[str, object]]:
         return [
             event

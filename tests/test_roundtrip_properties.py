@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from laika_host.protocol import Document, RequestPacket, ResponsePacket, check_packet
+from laika_host.render import document_to_markdown
 
 from strategies import json_values, packets, render_documents
 from support import schema_validator
@@ -75,7 +76,7 @@ def test_committed_json_schema_accepts_every_valid_packet(data: dict[str, Any]) 
 def test_render_documents_round_trip_and_convert(data: dict[str, Any]) -> None:
     document = Document.model_validate(data)
     assert Document.model_validate_json(document.to_json()) == document
-    assert isinstance(document.to_markdown(), str)
+    assert isinstance(document_to_markdown(document), str)
 
 
 @SETTINGS
@@ -99,6 +100,7 @@ def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @SETTINGS
 @given(packets, st.data())
 def test_mutated_packets_never_crash_and_issues_name_a_path(

@@ -18,6 +18,7 @@ from laika_host.protocol._base import optional
 from support import SCHEMA_DIR, run_laika
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_committed_schemas_match_the_models() -> None:
     done = run_laika("schema", "check")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -40,6 +41,7 @@ def schema_copy(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_names_an_edited_file(schema_copy: Path) -> None:
     edited = schema_copy / "llmcp" / "citation.schema.json"
     edited.write_text(edited.read_text().replace('"quote"', '"excerpt"'))
@@ -49,6 +51,7 @@ def test_check_names_an_edited_file(schema_copy: Path) -> None:
     assert "laika schema export" in done.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_check_names_missing_and_stale_files(schema_copy: Path) -> None:
     (schema_copy / "llmcp" / "request.schema.json").unlink()
     (schema_copy / "llmcp" / "old.schema.json").write_text("{}")
@@ -82,6 +85,7 @@ def test_changing_a_model_without_exporting_fails_the_check(
     assert CliRunner().invoke(main, ["schema", "check", "--dir", str(schema_copy)]).exit_code == 0
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_export_into_an_empty_directory_then_check(tmp_path: Path) -> None:
     target = tmp_path / "fresh"
     assert run_laika("schema", "export", "--dir", str(target)).returncode == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from laika_host.capture import capture_html
-from laika_host.secrets import scrub_text
+from laika_host.redact import redact_text
 
 
 @pytest.mark.parametrize(
@@ -20,7 +20,7 @@ from laika_host.secrets import scrub_text
     ],
 )
 def test_secrets_are_replaced(text: str, expected: str) -> None:
-    assert scrub_text(text) == expected
+    assert redact_text(text) == expected
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ def test_secrets_are_replaced(text: str, expected: str) -> None:
     ],
 )
 def test_prose_that_only_looks_similar_is_kept(prose: str) -> None:
-    assert scrub_text(prose) == prose
+    assert redact_text(prose) == prose
 
 
 def test_a_captured_page_never_keeps_a_secret_it_shows() -> None:

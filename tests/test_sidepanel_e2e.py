@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.browsers import DEV_EXTENSION_ID
+from laika_host.native.install.browsers import DEV_EXTENSION_ID
 from panel_browser import Page, PanelBrowser
 
 from html_server import serve
@@ -103,7 +103,7 @@ def test_the_panel_loads_connected_with_no_console_error_or_csp_violation(
     status = panel.eval("document.querySelector('#host-status').textContent")
     assert "Connected" in status
     assert "host v" in status
-    assert panel.eval("document.querySelector('[role=tablist]').children.length") == 3
+    assert panel.eval("document.querySelector('[role=tablist]').children.length") == 4
     assert panel.eval("document.activeElement !== null")
     assert panel.problems() == []
     # one native host for the whole browser: the panel's requests were relayed

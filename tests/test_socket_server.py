@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.socket_server import prepare_socket_path
+from laika_host.native.transport.socket_server import prepare_socket_path
 
 from native_client import HEADER, frame
 

@@ -50,6 +50,7 @@ def _can_write_at_once(db: Path) -> bool:
         other.close()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(
     max_examples=60,
     deadline=None,

@@ -36,6 +36,7 @@ def server() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_capture_stores_and_reports_new_then_unchanged(tmp_path: Path) -> None:
     page = tmp_path / "bread.html"
     page.write_text(PAGE)
@@ -68,6 +69,7 @@ def test_capture_stores_and_reports_new_then_unchanged(tmp_path: Path) -> None:
     assert db.exists()
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_collections_sources_and_search_commands(tmp_path: Path) -> None:
     note = tmp_path / "note.md"
     note.write_text("# Rye\n\nRye flour makes a dense, sour loaf.")
@@ -99,6 +101,7 @@ def test_collections_sources_and_search_commands(tmp_path: Path) -> None:
     assert "Traceback" not in unknown.stderr
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_add_fetches_now_or_records_the_failure(server: str) -> None:
     added = laika_json("sources", "add", f"{server}/bread")
     assert added["outcome"] == "new"

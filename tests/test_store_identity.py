@@ -116,6 +116,7 @@ def test_another_programs_file_is_refused_and_left_byte_for_byte_unchanged(
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_reviewers_places_file_is_refused_by_the_host_and_the_cli(tmp_path: Path) -> None:
     from native_client import Client, HostProcess
     from support import run_laika
@@ -229,6 +230,7 @@ def damages(draw: st.DrawFn, db: Path) -> tuple[str, str]:
     return f'DROP {type_.upper()} "{name}"', name
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -258,6 +260,7 @@ def test_a_laika_file_missing_part_of_its_schema_is_refused_as_damaged_and_uncha
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_and_the_cli_report_a_renamed_table_as_unavailable(tmp_path: Path) -> None:
     """The reviewer's case: `collections` renamed by a tool, before or while a host runs."""
     from native_client import Client, HostProcess
@@ -305,3 +308,112 @@ def test_the_host_and_the_cli_report_a_renamed_table_as_unavailable(tmp_path: Pa
     assert done.returncode == 1
     assert "damaged Laika database: table collections is missing" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --- a Laika file whose header and migration record disagree --------------------------------
+
+
+def _with_header(laika_file: Path, db: Path, **fields: int) -> bytes:
+    """`laika_file`'s bytes with big-endian 4-byte header fields replaced (offset: value)."""
+    data = bytearray(laika_file.read_bytes())
+    offsets = {"user_version": 60, "application_id": 68}
+    for name, value in fields.items():
+        data[offsets[name] : offsets[name] + 4] = value.to_bytes(4, "big", signed=True)
+    db.write_bytes(bytes(data))
+    return bytes(data)
+
+
+INT32 = st.integers(-(2**31), 2**31 - 1)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(version=INT32.filter(lambda version: version != len(MIGRATIONS)))
+def test_a_schema_version_its_record_does_not_list_is_damage_never_migrated(
+    tmp_path: Path, laika_file: Path, version: int
+) -> None:
+    """The header's version reset, negative, lowered or raised while `_migrations` lists
+    every migration: migrating by it would create `meta` again (the traceback a random
+    damage found) or skip steps; a raised one is not a newer Laika's, whose record grows."""
+    _clear(tmp_path)
+    db = tmp_path / "laika.db"
+    _with_header(laika_file, db, user_version=version)
+    before = _snapshot(tmp_path)
+    with pytest.raises(StoreCorruptError) as refused:
+        run(db, lambda store: store.collections.list())
+    message = str(refused.value)
+    assert f"{db} is a damaged Laika database: its header says schema version {version}" in message
+    assert f"lists {len(MIGRATIONS)}" in message
+    assert _snapshot(tmp_path) == before
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(owner=INT32.filter(lambda owner: owner != LAIKA_APPLICATION_ID))
+def test_a_laika_file_whose_header_lost_its_mark_is_damaged_not_foreign(
+    tmp_path: Path, laika_file: Path, owner: int
+) -> None:
+    _clear(tmp_path)
+    db = tmp_path / "laika.db"
+    _with_header(laika_file, db, application_id=owner)
+    before = _snapshot(tmp_path)
+    with pytest.raises(StoreCorruptError) as refused:
+        run(db, lambda store: store.collections.list())
+    assert f"{db} is a damaged Laika database: its header's application_id" in str(refused.value)
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_file_whose_table_list_reads_empty_while_its_pages_hold_data_is_not_new(
+    tmp_path: Path, laika_file: Path
+) -> None:
+    """Page 1 (the list of tables) damaged to an empty leaf, header version and mark zeroed:
+    the file looks new, but creating the schema would bury every row it holds."""
+    db = tmp_path / "laika.db"
+    data = bytearray(_with_header(laika_file, db, user_version=0, application_id=0))
+    data[100] = 0x0D  # a leaf page ...
+    data[103:105] = b"\0\0"  # ... with no cells
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged .*lists no tables, yet \d+"):
+        run(db, lambda store: store.collections.list())
+    assert db.read_bytes() == bytes(data)
+
+
+@pytest.mark.parametrize("version", [0, -1, 2])
+def test_a_migration_never_runs_where_the_file_disagrees_even_past_the_check(
+    tmp_path: Path, laika_file: Path, version: int
+) -> None:
+    """The guard inside each migration's own transaction, called here without `check_file`
+    before it (as a race with another tool could leave it): refused, nothing written."""
+    from laika_host.store._db import Database
+    from laika_host.store.migrations import migrate
+
+    db = tmp_path / "laika.db"
+    before = _with_header(laika_file, db, user_version=version)
+
+    async def main() -> None:
+        database = await Database.open(db)
+        try:
+            await migrate(database)
+        finally:
+            await database.close()
+
+    with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged Laika database: "):
+        asyncio.run(main())
+    assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("write_version", [3, 255])
+def test_a_header_that_makes_sqlite_read_only_is_damage_not_a_read_only_disk(
+    tmp_path: Path, laika_file: Path, write_version: int
+) -> None:
+    """Reads would work and the first write fail with "attempt to write a readonly database",
+    which the user would take for a disk or permission problem."""
+    db = tmp_path / "laika.db"
+    data = bytearray(laika_file.read_bytes())
+    data[18] = write_version
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreCorruptError, match=rf"{db} is a damaged .*write version is"):
+        run(db, lambda store: store.collections.create("Fresh"))
+    assert db.read_bytes() == bytes(data)

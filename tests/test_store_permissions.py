@@ -73,6 +73,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "LAIKA_HOME": str(home), "PYTHONUTF8": "1", **extra}
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("existing", [False, True], ids=["created", "user-named"])
 @pytest.mark.parametrize("mask", UMASKS, ids=oct)
 def test_a_cli_command_creates_private_data(tmp_path: Path, mask: int, existing: bool) -> None:
@@ -93,6 +94,7 @@ def test_a_cli_command_creates_private_data(tmp_path: Path, mask: int, existing:
         assert stat.S_IMODE(home.parent.stat().st_mode) == 0o700  # a parent we created too
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @pytest.mark.parametrize("existing", [False, True], ids=["created", "user-named"])
 @pytest.mark.parametrize("mask", UMASKS, ids=oct)
 def test_the_host_creates_private_data(tmp_path: Path, mask: int, existing: bool) -> None:

@@ -58,6 +58,7 @@ revisions = st.lists(
 )
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -180,6 +181,7 @@ def test_cli_refresh_keeps_the_logged_in_copy_and_versions_recover_the_rest(
 # --- the host -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_host_add_url_on_a_saved_page_keeps_it_and_reports_why(
     tmp_path: Path, logged_out: tuple[str, dict[str, str]]
 ) -> None:

@@ -219,6 +219,7 @@ def test_titles_an_older_laika_stored_stay_and_are_found_by_id_and_exact_title(
     run(db, work)
 
 
+@pytest.mark.slow  # > 3 s with the cores busy
 def test_the_host_and_the_cli_refuse_a_control_character_and_compare_titles_exactly(
     tmp_path: Path,
 ) -> None:

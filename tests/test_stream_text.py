@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
+from collections.abc import Callable
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.agent.stream_text import AnswerText
 
 
@@ -60,15 +61,9 @@ def test_a_lone_surrogate_escape_is_shown_as_a_replacement_character() -> None:
 def test_decoding_is_linear_in_the_reply() -> None:
     """A reply that never names the key, or one long string: time(4n)/time(n) stays near 4."""
 
-    def seconds(size: int) -> float:
+    def prepare(size: int) -> Callable[[], object]:
         view = AnswerText()
-        pieces = ["{" + '"k": "' + "a\\n" * size + '"']
-        pieces += [' "markdown" : "' + 'b\\"' * size]
-        start = time.perf_counter()
-        for piece in pieces:
-            for i in range(0, len(piece), 1000):
-                view.feed(piece[i : i + 1000])
-        return time.perf_counter() - start
+        text = "{" + '"k": "' + "a\\n" * size + '"' + ' "markdown" : "' + 'b\\"' * size
+        return lambda: [view.feed(text[i : i + 1000]) for i in range(0, len(text), 1000)]
 
-    small, large = seconds(50_000), seconds(200_000)
-    assert large / small < 10
+    assert_linear(prepare, 50_000, 200_000, bound=10)

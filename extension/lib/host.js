@@ -22,13 +22,27 @@ const MISSING_PATTERNS = [
   /native host has exited/i, // Chromium: launcher not executable / gone
   /no such native application/i, // Firefox: no manifest
   /does not have permission to use native application/i, // Firefox: id not allowed
-  /native application .* not (found|installed)/i,
 ];
+const NATIVE_APPLICATION = /native application /i;
+const NOT_THERE = / not (?:found|installed)/i;
+const LINE_BREAK = /[\n\r\u2028\u2029]/; // what a regex's "." does not cross
+
+/** Whether a line says "native application ... not found|installed" (Firefox). What the regex
+ * /native application .* not (found|installed)/i says, in linear time: that regex retries
+ * ".*" from every "native application" and is quadratic on a message repeating it. The first
+ * "native application" of a line leaves the most room after it, so it is the only one tried. */
+function saysApplicationMissing(text) {
+  return text.split(LINE_BREAK).some((line) => {
+    const at = line.search(NATIVE_APPLICATION);
+    return at >= 0 && NOT_THERE.test(line.slice(at + "native application ".length));
+  });
+}
 
 /** "missing" when the browser says the host cannot be found or started, else "disconnected". */
 export function classifyDisconnect(message) {
   const text = String(message ?? "");
-  return MISSING_PATTERNS.some((pattern) => pattern.test(text)) ? "missing" : "disconnected";
+  const missing = MISSING_PATTERNS.some((pattern) => pattern.test(text)) || saysApplicationMissing(text);
+  return missing ? "missing" : "disconnected";
 }
 
 const INITIAL_STATE = Object.freeze({

@@ -1,5 +1,7 @@
 // Every failure the panel shows says what happened and what to do next, in words.
 
+import { isStopOrSpace, withoutTrailing } from "../lib/text_ends.js";
+
 const ADVICE = {
   disconnected: "The Laika host is not connected: see the status at the top, or run `laika doctor`.",
   missing: "The Laika host is not installed for this browser: see the fix at the top.",
@@ -17,5 +19,5 @@ export function describeError(error) {
   const message = String(error?.message ?? error ?? "unknown error").trim();
   const advice = ADVICE[error?.code];
   if (!advice || message.includes(advice)) return message;
-  return `${message.replace(/[.\s]*$/, "")}. ${advice}`;
+  return `${withoutTrailing(message, isStopOrSpace)}. ${advice}`;
 }

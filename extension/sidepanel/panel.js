@@ -9,6 +9,7 @@ import { mountReader } from "./views/reader.js";
 import { mountSettings } from "./views/settings.js";
 import { mountSources } from "./views/sources.js";
 import { mountTopbar } from "./views/topbar.js";
+import { mountTransforms } from "./views/transforms.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
 
@@ -80,7 +81,7 @@ function dialog({ title, text = "", label = null, value = "", ok = "OK", danger 
   });
 }
 
-const VIEWS = ["sources", "chat", "settings"];
+const VIEWS = ["sources", "chat", "transforms", "settings"];
 
 /** Show a tab's view (or the reader, which sits in place of Sources). */
 function showView(name) {
@@ -128,6 +129,7 @@ async function main() {
   mountReader(app, $("#panel-reader"));
   mountSources(app, $("#panel-sources"));
   mountChat(app, $("#panel-chat"));
+  mountTransforms(app, $("#panel-transforms"));
   mountSettings(app, $("#panel-settings"));
   showView("sources");
   globalThis.laikaPanel = app; // for diagnostics from devtools and the E2E tests

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .native import schema_models as native
-from .native.routes import default_router
+from .native.handlers.routes import default_router
+from .native.transport import schema_models as native
 from .protocol.citations import Citation
 from .protocol.documents import CONTENT_MODELS, ContextDocument
 from .protocol.render_tree import Document

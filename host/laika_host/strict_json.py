@@ -17,12 +17,14 @@ import re
 import sys
 from typing import Any
 
+from .errors import MalformedError
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _QUOTE_LIMIT = 60
 
 
-class NotJsonError(ValueError):
+class NotJsonError(MalformedError, ValueError):
     """The input is not a JSON document at all (as opposed to JSON that breaks a schema)."""
 
 

@@ -2,6 +2,7 @@
 // corpora, random HTML-ish input (fast-check), the bounds, and the rule that no other file of the
 // extension puts an HTML string into the DOM.
 
+import { growth } from "./complexity.mjs";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -152,18 +153,12 @@ test("default bounds: 1,500 nested elements do not overflow the stack", () => {
 
 test("work grows linearly with the input", (t) => {
   const page = (n) => '<p>see <a href="https://e.example/x">link</a> <em>x</em></p>'.repeat(n);
-  const best = (html) => {
-    let fastest = Infinity;
-    for (let run = 0; run < 3; run += 1) {
-      const start = performance.now();
-      sanitizeToFragment(html, doc);
-      fastest = Math.min(fastest, performance.now() - start);
-    }
-    return fastest;
+  const prepare = (n) => {
+    const html = page(n);
+    return () => sanitizeToFragment(html, doc);
   };
-  best(page(1000)); // warm up the JIT
-  // 4x the input: linear work takes ~4x the time, quadratic ~16x; 8 leaves room for a busy machine
-  const ratio = best(page(2400)) / best(page(600));
+  // 4x the input: linear work takes ~4x the time, quadratic ~16x
+  const ratio = growth(prepare, 600, 2400, 8);
   assert.ok(ratio < 8, `4x the input multiplied the time by ${ratio.toFixed(2)}`);
   t.diagnostic(`4x the input: ${ratio.toFixed(2)}x the time`);
 });

@@ -1,4 +1,5 @@
 // streamingPreview: every prefix of a streamed LLMCP reply shows a prefix of its answer.
+import { growth } from "./complexity.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -32,19 +33,10 @@ test("escapes split across deltas wait for their end; text that is not JSON show
 });
 
 test("the preview is linear: a 4x longer reply takes about 4x the time", () => {
-  // the fastest of 5 runs each, so a busy machine does not decide the ratio
-  const time = (size) => {
+  const prepare = (size) => {
     const reply = JSON.stringify({ assistant: { markdown: "ab\\\"c ".repeat(size / 6) } });
-    let best = Infinity;
-    for (let run = 0; run < 5; run++) {
-      const started = performance.now();
-      streamingPreview(reply);
-      best = Math.min(best, performance.now() - started);
-    }
-    return best;
+    return () => streamingPreview(reply);
   };
-  time(1e4);
-  const small = Math.max(time(1e5), 1);
-  const large = time(4e5);
-  assert.ok(large / small < 12, `4x input took ${(large / small).toFixed(1)}x the time`);
+  const ratio = growth(prepare, 1e5, 4e5, 12);
+  assert.ok(ratio < 12, `4x input took ${ratio.toFixed(1)}x the time`);
 });

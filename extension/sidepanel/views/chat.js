@@ -1,14 +1,15 @@
 // Chat: the collection's conversation (chat.history), the answer streaming in as plain text,
 // then the host-rendered answer (through setSafeHtml) with one chip per citation. A verified
 // chip opens the live page at the quote, or the stored copy when the page lost the words.
+// Tool calls the model proposes show as cards in the answer (tool_calls.js).
 
-import { answerAsMarkdown, chipModel } from "../../lib/citations.js";
+import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
+import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
 import { streamingPreview } from "../stream_text.js";
-
-const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "rejected" };
+import { ToolCalls } from "../tool_calls.js";
 
 export function mountChat(app, root) {
   const view = new ChatView(app, root);
@@ -44,7 +45,9 @@ class ChatView {
       h("div", { class: "actions" }, this.askButton, this.stopButton, this.pageButton),
     );
     this.empty = h("p", { class: "muted", id: "chat-empty" }, "Ask a question: answers cite your saved sources.");
-    fill(root, this.empty, this.log, this.form);
+    // approvals are announced here, politely: focus never jumps away from what the user types
+    this.live = h("p", { class: "visually-hidden", id: "chat-announce", role: "status", "aria-live": "polite" });
+    fill(root, this.empty, this.log, this.form, this.live);
   }
 
   async loadHistory() {
@@ -71,6 +74,7 @@ class ChatView {
       answer_html: event.answer_html,
       citations: event.citations ?? [],
       warnings: [],
+      tool_calls: event.tool_calls ?? [],
     });
     return bubble.item;
   }
@@ -105,7 +109,9 @@ class ChatView {
     this.controller = new AbortController();
     this.busy(true);
     let streamed = "";
+    const calls = this.toolCalls(bubble);
     const onEvent = (frame) => {
+      if (frame.event === "tool_call") return calls.update(frame.data);
       if (frame.event !== "delta" || typeof frame.data?.text !== "string") return;
       streamed += frame.data.text;
       // plain text while streaming; HTML only from the host's final render
@@ -115,12 +121,13 @@ class ChatView {
     };
     try {
       const result = await this.app.request(type, payload, { onEvent, signal: this.controller.signal });
-      this.finish(bubble, result);
+      this.finish(bubble, result, calls);
     } catch (error) {
       bubble.item.dataset.state = error?.code === "cancelled" ? "cancelled" : "error";
       bubble.status.textContent =
         error?.code === "cancelled" ? "Stopped. Ask again when you like." : describeError(error);
       bubble.status.classList.toggle("error", error?.code !== "cancelled");
+      calls.settle([]); // no Approve left on a finished exchange: the host denied what still waited
     } finally {
       this.controller = null;
       this.busy(false);
@@ -138,15 +145,20 @@ class ChatView {
     this.controller?.abort();
   }
 
-  /** The final answer: host HTML (sanitized again here), chips, status, Copy as Markdown. */
-  finish(bubble, result) {
+  toolCalls(bubble) {
+    return new ToolCalls(this.app, bubble.tools, (text) => {
+      this.live.textContent = text;
+    });
+  }
+
+  /** The final answer: host HTML (sanitized again here), chips, the tool calls folded to a
+   * line each, status, Copy as Markdown. */
+  finish(bubble, result, calls = this.toolCalls(bubble)) {
+    calls.settle(result.tool_calls);
     if (typeof result.answer_html === "string") setSafeHtml(bubble.answer, result.answer_html);
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
-    const citations = result.citations ?? [];
-    const models = citations.map((citation, index) => chipModel(citation, index));
-    fill(bubble.chips, models.map((model, i) => this.chip(model, citations[i])));
-    bubble.answer.addEventListener("click", (event) => this.markerClick(event, models, citations));
+    attachChips(this.app, { body: bubble.answer, list: bubble.chips, citations: result.citations, from: "chat" });
     const notes = [];
     if (result.status && result.status !== "ok") notes.push(`The model's answer is ${result.status.replaceAll("_", " ")}.`);
     notes.push(...(result.warnings ?? []));
@@ -160,61 +172,6 @@ class ChatView {
         "Copy as Markdown",
       ),
     );
-  }
-
-  chip(model, citation) {
-    const tipId = `tip-${Math.random().toString(36).slice(2)}`;
-    const stateText = model.state === "verified" ? "verified" : `${STATE_TEXT[model.state] ?? model.state}${model.reason ? `: ${model.reason}` : ""}`;
-    return h(
-      "li",
-      { class: "chip-item" },
-      h(
-        "button",
-        {
-          type: "button",
-          class: `chip state-${model.state}`,
-          dataset: { state: model.state, marker: String(model.marker ?? "") },
-          "aria-describedby": tipId,
-          onclick: () => this.openCitation(model, citation),
-        },
-        h("span", { class: "chip-label" }, model.label),
-        h("span", { class: "chip-state" }, model.state === "verified" ? "✓" : "?"),
-      ),
-      h("span", { class: "tip", role: "tooltip", id: tipId }, `“${model.quote}” — ${stateText}`),
-    );
-  }
-
-  markerClick(event, models, citations) {
-    const link = event.target.closest?.("a.citation");
-    if (!link) return;
-    event.preventDefault();
-    const number = Number(/\d+/.exec(link.textContent)?.[0]);
-    const index = models.findIndex((model) => Number(model.marker) === number);
-    if (index >= 0) this.openCitation(models[index], citations[index]);
-  }
-
-  async openCitation(model, citation) {
-    const sourceId = citation.source_id;
-    if (!model.href) {
-      if (!sourceId) return this.app.toast("This citation names no stored source.", "error");
-      const notice = `This citation is ${model.state}${model.reason ? ` (${model.reason})` : ""}: the stored copy is shown.`;
-      return this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
-    }
-    try {
-      this.app.toast("Opening the page at the quote…");
-      const opened = await this.app.request("ext.open_citation", {
-        url: citation.url,
-        locator: model.href,
-        source_id: sourceId,
-        quote: model.quote,
-      });
-      if (opened.opened === "reader" && sourceId) {
-        const notice = "The live page no longer holds these words: this is the stored copy, quote marked.";
-        this.app.emit("open-reader", { source_id: sourceId, highlight: model.quote, from: "chat", notice });
-      }
-    } catch (error) {
-      this.app.fail(error);
-    }
   }
 
   async copy(result) {
@@ -236,6 +193,7 @@ function assistantBubble() {
   const status = h("p", { class: "msg-status", role: "status" });
   const chips = h("ul", { class: "chips", "aria-label": "Citations" });
   const actions = h("div", { class: "msg-actions" });
-  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, answer, status, chips, actions);
-  return { item, answer, status, chips, actions };
+  const tools = h("ul", { class: "tool-calls", "aria-label": "Tool calls", hidden: true });
+  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, tools, answer, status, chips, actions);
+  return { item, answer, status, chips, actions, tools };
 }

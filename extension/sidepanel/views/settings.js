@@ -1,6 +1,7 @@
 // Settings: model providers (keys stay in environment variables: only their names are shown,
 // with whether the host sees them set), the default provider with the offline runtime as the
-// fallback, capture defaults, and the host's data directory, version and diagnostics.
+// fallback, capture defaults, the tool permissions remembered from approvals (revocable), and
+// the host's data directory, version and diagnostics.
 
 import { fill, h } from "../dom.js";
 
@@ -9,6 +10,7 @@ const KINDS = ["openai_compatible", "ollama", "openai", "anthropic", "openrouter
 export function mountSettings(app, root) {
   const view = new SettingsView(app, root);
   app.on("connected", () => view.refresh());
+  app.on("tool-rules", () => view.loadRules());
   return view;
 }
 
@@ -18,6 +20,8 @@ class SettingsView {
     this.providers = h("ul", { class: "provider-list", id: "provider-list", "aria-label": "Providers" });
     this.providerNote = h("p", { class: "muted", id: "providers-status", role: "status" });
     this.defaultSelect = h("select", { id: "default-provider", onchange: () => this.setDefault() });
+    this.rules = h("ul", { class: "rule-list", id: "tool-rules", "aria-label": "Remembered tool decisions" });
+    this.rulesNote = h("p", { class: "muted", id: "tool-rules-status", role: "status" });
     this.about = h("dl", { class: "about", id: "about" });
     this.diagnostics = h("pre", { class: "diagnostics", id: "diagnostics", hidden: true, tabindex: "0" });
     fill(
@@ -30,6 +34,9 @@ class SettingsView {
       this.addForm(),
       h("h2", {}, "Capture defaults"),
       this.captureForm(),
+      h("h2", { id: "tool-permissions" }, "Tool permissions"),
+      this.rulesNote,
+      this.rules,
       h("h2", {}, "Host"),
       this.about,
       h(
@@ -43,7 +50,61 @@ class SettingsView {
 
   refresh() {
     this.loadProviders();
+    this.loadRules();
     this.loadAbout();
+  }
+
+  async loadRules() {
+    if (!this.app.has("tools.rules")) {
+      this.rulesNote.textContent =
+        "This Laika host keeps no tool permissions yet: update it (pip install -U laika-host); `laika approvals rules` works meanwhile.";
+      fill(this.rules);
+      return;
+    }
+    try {
+      const { rules } = await this.app.request("tools.rules");
+      fill(this.rules, rules.map((rule) => this.ruleRow(rule)));
+      this.rulesNote.textContent = rules.length
+        ? "What you chose to remember when approving or denying a tool. Revoke one to be asked again."
+        : "No remembered decisions: every tool that needs your approval asks each time.";
+    } catch (error) {
+      this.rulesNote.textContent = `Could not list the tool permissions: ${error.message}`;
+    }
+  }
+
+  ruleRow(rule) {
+    const scope = rule.scope === "always" ? "always" : "this session";
+    const when = rule.created_at ? ` · since ${String(rule.created_at).slice(0, 16).replace("T", " ")}` : "";
+    return h(
+      "li",
+      { class: "rule", dataset: { id: rule.id } },
+      h(
+        "div",
+        { class: "provider-head" },
+        h("code", {}, rule.tool),
+        h("span", { class: `pill ${rule.decision === "allow" ? "status-captured" : "status-failed"}` }, rule.decision),
+      ),
+      h("div", { class: "meta" }, `${scope}${when}`),
+      h(
+        "div",
+        { class: "row-actions" },
+        h(
+          "button",
+          { type: "button", class: "small danger", "aria-label": `Revoke ${rule.decision} ${rule.tool}`, onclick: () => this.revoke(rule) },
+          "Revoke",
+        ),
+      ),
+    );
+  }
+
+  async revoke(rule) {
+    try {
+      await this.app.request("tools.forget", { rule_id: rule.id });
+      this.app.toast(`Revoked: ${rule.tool} asks again.`);
+      this.loadRules();
+    } catch (error) {
+      this.app.fail(error);
+    }
   }
 
   async loadProviders() {

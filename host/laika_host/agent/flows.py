@@ -13,41 +13,42 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from pydantic import JsonValue
 
 from ..capture import Capture
+from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS
 from ..llm.client import ChatClient, ChatResult
-from ..llm.config import ProviderConfig
+from ..llm.config import DEFAULT_CONTEXT_WINDOW, ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
 from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
-from ..redact import redact_text
+from ..redact import redact_prefix, redact_text
 from ..store import InvalidInputError, Store
 from ..store.chat import MAX_CHAT_MARKDOWN
 from ..store.runs import RunLinks, RunUsage
-from . import audit
+from ..tools.turn import ToolRunner, TurnFacts
+from . import audit, tool_loop
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
-from .prompts import Task, prompt_for, response_format, system_prompt, user_prompt
+from .prompts import (
+    Task,
+    ToolOffer,
+    prompt_for,
+    response_format,
+    system_prompt,
+    tool_rule,
+    user_prompt,
+)
 from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
 OnDelta = Callable[[str], None]
-DEFAULT_MAX_TOKENS = 1024
-DEFAULT_CONTEXT = {
-    "openai": 64_000,
-    "openrouter": 64_000,
-    "anthropic": 64_000,
-    "ollama_cloud": 32_000,
-    "ollama": 8_192,
-    "openai_compatible": 2_048,  # llama-server's -c default in our recipe; set context_window
-}
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
 MAX_FAILURE_MESSAGE = 300
@@ -66,6 +67,11 @@ class Answer:
     provider: str = "offline"
     chat_result: ChatResult | None = None  # the model call behind it (not printed)
     fallback: Fallback | None = None  # set when the offline runtime answered instead
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """The last `tool_call` event of each call proposed in the turn."""
+    grounded: bool = True
+    """False for the offline runtime's answer to a request for an action (a tool's outcome
+    or a decline): it quotes no source, and is not flagged for it."""
 
     def to_json(self) -> dict[str, Any]:
         shown: dict[str, Any] = {
@@ -75,6 +81,7 @@ class Answer:
             "run_id": self.run_id,
             "warnings": self.warnings,
             "provider": self.provider,
+            "tool_calls": self.tool_calls,
         }
         if self.fallback is not None:
             shown["fallback"] = {"provider": self.fallback.provider, "reason": self.fallback.reason}
@@ -89,12 +96,48 @@ class Fallback:
     reason: str
 
 
-def budget_for(provider: ProviderConfig | None, max_tokens: int) -> int:
+def budget_for(
+    provider: ProviderConfig | None, max_tokens: int, tools: Sequence[str] | None = None
+) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
-    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
-    overhead = estimate_tokens(system_prompt("web.answer")) + 200
-    return max(256, min(MAX_PACK_TOKENS, window - max_tokens - overhead))
+    return pack_budget(provider, max_tokens, system_prompt("web.answer", tools or ()))
+
+
+TOOL_SHARE = 4
+"""The tool list may take at most a quarter of the room the reply leaves in the context."""
+
+
+def tools_that_fit(
+    provider: ProviderConfig | None, max_tokens: int, tools: ToolRunner | None
+) -> tuple[ToolOffer, str | None]:
+    """The tools offered to this provider: listed in full, or compactly (typed signatures)
+    when the full list would crowd the sources out of the context window, or none when even
+    that would, with why (proposals are still gated if made)."""
+    offered = tools.offered() if tools is not None else []
+    if not offered or provider is None:
+        return ToolOffer(offered), None
+    room = (context_window(provider) - max_tokens) // TOOL_SHARE
+    for offer in (ToolOffer(offered), ToolOffer(offered, compact=True)):
+        if estimate_tokens(tool_rule(offer)) <= room:
+            return offer, None
+    cost = estimate_tokens(tool_rule(ToolOffer(offered, compact=True)))
+    return ToolOffer(), (
+        f"no tools were offered: even their short list (~{cost} tokens) does not fit the "
+        f"model's context window ({context_window(provider)} tokens); set the provider's "
+        "context_window to offer them"
+    )
+
+
+def context_window(provider: ProviderConfig) -> int:
+    """The provider's context window in tokens (its setting, else its kind's usual one)."""
+    return provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
+
+
+def pack_budget(provider: ProviderConfig, max_tokens: int, system: str) -> int:
+    """Tokens left for sources once the system prompt, the reply and a margin are counted."""
+    overhead = estimate_tokens(system) + 200
+    return max(256, min(MAX_PACK_TOKENS, context_window(provider) - max_tokens - overhead))
 
 
 async def ask(
@@ -107,15 +150,19 @@ async def ask(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
     fallback: bool = False,
+    tools: ToolRunner | None = None,
 ) -> Answer:
     """Answer `question` from the collection's sources, with verified citations. With
     `fallback`, a provider that gives no answer (down, refusing, failing) is replaced by the
-    offline runtime over the same collection, and the answer says so (`Answer.fallback`)."""
+    offline runtime over the same collection, and the answer says so (`Answer.fallback`).
+    `tools`: the turn's tool runner (None: no tools offered, proposals ignored)."""
     target = await store.collections.get(collection)
     if not target.source_count:  # nothing to ground an answer in: no model call
-        turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, None)
+        turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
+        turn.tools = tools
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
-    budget = budget_for(provider, max_tokens)
+    offered = tools_that_fit(provider, max_tokens, tools)[0]
+    budget = budget_for(provider, max_tokens, offered)
     pack = await _pack(store, target.id, target.title, question, budget)
     if provider is not None:
         pack = await _fit(
@@ -126,8 +173,10 @@ async def ask(
             budget=budget,
             store=store,
             target=target,
+            tools=offered,
         )
     turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
+    turn.tools = tools
     if fallback and provider is not None:
         turn.fallback = lambda: _offline_repacked(store, target, question)
     return await turn.run("web.answer", lambda: _offline(question, pack), "chat.ask")
@@ -137,15 +186,16 @@ async def summarize(
     store: Store,
     capture: Capture,
     *,
-    collection: str = "Inbox",
+    collection: str = DEFAULT_COLLECTION,
     provider: ProviderConfig | None = None,
     client: ChatClient | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     on_delta: OnDelta | None = None,
     fallback: bool = False,
+    tools: ToolRunner | None = None,
 ) -> Answer:
     """Store the observed page as a source, then summarize it with verified citations
-    (`fallback`: as in `ask`)."""
+    (`fallback`, `tools`: as in `ask`)."""
     saved = await store.sources.save_capture(collection, capture, origin="summarize")
     source = await store.sources.get(saved.source.id)
     pack = pack_page(
@@ -164,6 +214,7 @@ async def summarize(
     turn = _Turn(
         store, source.collection_id, question, pack, provider, client, max_tokens, on_delta
     )
+    turn.tools = tools
     if fallback and provider is not None:
         turn.fallback = _ready(lambda: _offline_summary(pack))
     return await turn.run("web.summarize", lambda: _offline_summary(pack), "page.summarize")
@@ -182,19 +233,26 @@ class _Turn:
     max_tokens: int
     on_delta: OnDelta | None
     fallback: Callable[[], Awaitable[Answer]] | None = None
+    tools: ToolRunner | None = None
 
     async def run(self, task: Task, offline: Callable[[], Answer], kind: str) -> Answer:
         """Record the question, answer it (offline or with the model), record the answer."""
         user_event = await self.store.chat.append(self.collection_id, "user", self.question)
         correlation = uuid.uuid4().hex
+        facts = TurnFacts(user_event.id, self.collection_id, untrusted=bool(self.pack.documents))
         try:
-            answer = await self._answer(task, offline, correlation)
+            answer = await self._answer(task, offline, correlation, facts)
         except Exception as error:  # the question is saved: its turn is saved too, as failed
             log.exception("answering failed (correlation %s)", correlation)
-            message = f"{type(error).__name__}: {error}"[:MAX_FAILURE_MESSAGE]
+            message = redact_prefix(f"{type(error).__name__}: {error}", MAX_FAILURE_MESSAGE)
             answer = Answer("error", "", warnings=[f"the answer failed ({message})"])
             if self.provider is not None:
                 answer.provider = self.provider.id
+        if self.tools is not None:
+            answer.tool_calls = self.tools.reports()
+            left_out = tools_that_fit(self.provider, self.max_tokens, self.tools)[1]
+            if left_out and answer.status != "error" and answer.fallback is None:
+                answer.warnings.append(left_out)
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
@@ -210,13 +268,16 @@ class _Turn:
             correlation=correlation,
             user_event_id=user_event.id,
             kind=kind,
+            tools=self._offered(),
             task=task,
         )
         return answer
 
-    async def _answer(self, task: Task, offline: Callable[[], Answer], correlation: str) -> Answer:
+    async def _answer(
+        self, task: Task, offline: Callable[[], Answer], correlation: str, facts: TurnFacts
+    ) -> Answer:
         if self.provider is None:
-            answer = offline()
+            answer = await self._offline_action(facts) or offline()
             _stream_offline(answer.answer_markdown, self.on_delta)
             return answer
         answer = await _with_model(
@@ -228,6 +289,7 @@ class _Turn:
             on_delta=self.on_delta,
             correlation=correlation,
             task=task,
+            tools=(self.tools, facts),
         )
         if answer.status != "error" or self.fallback is None:
             return answer
@@ -236,6 +298,23 @@ class _Turn:
         replaced = await self.fallback()
         replaced.fallback = Fallback(self.provider.id, reason)
         return replaced
+
+    def _offered(self) -> Sequence[str]:
+        """The tools the model was offered (none offline: there is no prompt)."""
+        if self.provider is None:
+            return []
+        return tools_that_fit(self.provider, self.max_tokens, self.tools)[0]
+
+    async def _offline_action(self, facts: TurnFacts) -> Answer | None:
+        """The offline runtime's answer to a request for an action (a tool's outcome, or a
+        decline listing what it can do); None for a question about the sources."""
+        if self.tools is None:
+            return None
+        acted = await tool_loop.offline_turn(self.question, self.tools, facts)
+        if acted is None:
+            return None
+        markdown, declined = acted
+        return Answer("unsupported" if declined else "ok", markdown, grounded=False)
 
 
 def _empty(title: str) -> Answer:
@@ -254,7 +333,8 @@ UNCITED = "no citation in this answer checks out against your sources: treat it 
 def _uncited(answer: Answer) -> bool:
     """An answer with text but not one verified citation: say so, whatever its status."""
     return (
-        bool(answer.answer_markdown.strip())
+        answer.grounded
+        and bool(answer.answer_markdown.strip())
         and answer.status in ("ok", "partial")
         and not any(citation.get("verified") for citation in answer.citations)
     )
@@ -291,12 +371,14 @@ async def _fit(
     budget: int,
     store: Store,
     target: Any,
+    tools: Sequence[str] | None = None,
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
-    window = provider.context_window or DEFAULT_CONTEXT.get(provider.kind, 8_192)
+    window = context_window(provider)
     for _ in range(FIT_ROUNDS):
-        prompt = system_prompt("web.answer") + user_prompt(question, pack.documents, pack.note())
+        system = system_prompt("web.answer", tools or ())
+        prompt = system + user_prompt(question, pack.documents, pack.note())
         used = await count_tokens(provider, prompt)
         if used is None or used + max_tokens + FIT_MARGIN <= window:
             return pack
@@ -370,22 +452,50 @@ async def _with_model(
     on_delta: OnDelta | None,
     correlation: str,
     task: Task,
+    tools: tuple[ToolRunner | None, TurnFacts] | None = None,
 ) -> Answer:
+    """The model's answer; with a tool runner, after the tool loop (`tool_loop.converse`):
+    its proposals gated and run, their outcomes told to it, at most a few rounds."""
     markdown_mode = uses_markdown_mode(provider)
+    runner, facts = tools if tools is not None else (None, TurnFacts(None, None, untrusted=True))
+    runner = None if markdown_mode else runner  # Markdown mode offers no tools
+    offered = tools_that_fit(provider, max_tokens, runner)[0]
     request = _chat_request(
-        question, pack, provider, max_tokens=max_tokens, task=task, markdown_mode=markdown_mode
+        question,
+        pack,
+        provider,
+        max_tokens=max_tokens,
+        task=task,
+        markdown_mode=markdown_mode,
+        tools=offered,
     )
-    audit.audit(
-        "llm.request",
-        correlation,
-        provider=provider.id,
-        model=provider.model,
-        documents=len(pack.documents),
-        tokens_estimate=pack.tokens,
+
+    async def ask(messages: list[ChatMessage]) -> tuple[str, Answer, list[tool_loop.ProposedCall]]:
+        sent = request.model_copy(update={"messages": messages})
+        audit.audit(
+            "llm.request",
+            correlation,
+            provider=provider.id,
+            model=provider.model,
+            documents=len(pack.documents),
+            tokens_estimate=pack.tokens,
+            messages=len(messages),
+        )
+        audit.debug_packet(correlation, "request", sent.model_dump(mode="json"))
+        result = await _call(provider, sent, client, on_delta)
+        answer, parsed = _interpret(result, pack, correlation, markdown_mode)
+        # the reply goes back to the model as context next round: redacted like all it reads
+        return redact_text(result.text), answer, tool_loop.proposals(parsed)
+
+    def between() -> None:
+        if on_delta is not None:
+            on_delta("\n\n")
+
+    answer, notes = await tool_loop.converse(
+        list(request.messages), ask, runner, facts, between=between
     )
-    audit.debug_packet(correlation, "request", request.model_dump(mode="json"))
-    result = await _call(provider, request, client, on_delta)
-    return _interpret(result, pack, correlation, markdown_mode)
+    answer.warnings += notes
+    return answer
 
 
 def uses_markdown_mode(provider: ProviderConfig | None) -> bool:
@@ -403,18 +513,21 @@ def _chat_request(
     max_tokens: int,
     task: Task,
     markdown_mode: bool,
+    tools: Sequence[str] | None = None,
 ) -> ChatRequest:
     supports_json = provider.kind != "anthropic" and not markdown_mode
+    offered = tools or []
+    system = prompt_for(task, markdown_mode=markdown_mode, tools=offered)
     return ChatRequest(
         model=provider.model,
         messages=[
-            ChatMessage(role="system", content=prompt_for(task, markdown_mode=markdown_mode)),
+            ChatMessage(role="system", content=system),
             ChatMessage(
                 role="user",
                 content=user_prompt(redact_text(question), pack.documents, pack.note()),
             ),
         ],
-        response_format=response_format() if supports_json else None,
+        response_format=response_format(offered) if supports_json else None,
         max_tokens=max_tokens,
         temperature=0,
     )
@@ -439,13 +552,17 @@ async def _call(
 _CITATION_PATH = re.compile(r"assistant\.citations\[(\d{1,6})\]")
 
 
-def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool) -> Answer:
+def _interpret(
+    result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool
+) -> tuple[Answer, ParsedResponse | None]:
+    """The reply as an answer with checked citations, and its parse (None: no reply)."""
     if result.status == "error" or not result.text.strip():
         message = result.error.message if result.error else "the model returned nothing"
         audit.audit(
             "llm.error", correlation, error=result.error.to_json() if result.error else None
         )
-        return Answer("error", "", warnings=[message], provider=str(result.provider_meta.provider))
+        provider = str(result.provider_meta.provider)
+        return Answer("error", "", warnings=[message], provider=provider), None
     read = parse_markdown_reply if markdown_mode else parse_response
     parsed = read(result.text, request_id=correlation, max_chars=MAX_CHAT_MARKDOWN)
     citations = _as_numbered([_as_dict(c) for c in parsed.citations], parsed.dropped)
@@ -469,7 +586,8 @@ def _interpret(result: ChatResult, pack: Pack, correlation: str, markdown_mode: 
         usage=result.usage.model_dump(),
     )
     provider = str(result.provider_meta.provider)
-    return Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
+    answer = Answer(status, parsed.markdown, _shown(verification), None, warnings, provider, result)
+    return answer, parsed
 
 
 def _turn_status(result: ChatResult, parsed: ParsedResponse) -> Status:
@@ -536,6 +654,7 @@ async def _persist(
     user_event_id: str,
     kind: str = "chat.ask",
     task: Task = "web.answer",
+    tools: Sequence[str] | None = None,
 ) -> None:
     model_id = provider.model if provider and not answer.fallback else "extractive"
     model: dict[str, JsonValue] = {
@@ -550,6 +669,7 @@ async def _persist(
         "assistant",
         answer.answer_markdown or "(no answer)",
         citations=cast("list[JsonValue]", answer.citations),
+        tool_calls=cast("list[JsonValue]", answer.tool_calls),
         model=model,
     )
     result = answer.chat_result
@@ -562,7 +682,7 @@ async def _persist(
         provider=answer.provider,
         model=model_id,
         question=question,
-        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider)),
+        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider), tools=tools or ()),
         documents=pack.documents,
     )
     run = await store.runs.append(
@@ -580,7 +700,7 @@ async def _persist(
             "correlation_id": correlation,
             "user_event_id": user_event_id,
         },
-        error="; ".join(answer.warnings)[:2000] if answer.status == "error" else None,
+        error=redact_prefix("; ".join(answer.warnings), 2000) if answer.status == "error" else None,
     )
     answer.run_id = run.id
     if provider is None:

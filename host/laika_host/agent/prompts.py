@@ -1,8 +1,10 @@
 """Prompts, generated from the protocol models rather than written by hand.
 
 The JSON-mode system prompt embeds the answer schema (the `assistant` and `citations` part of
-the LLMCP response, taken from the pydantic models) and the tool list from the tool registry:
-only tools that exist are offered (none yet: the model is told not to call any). It states
+the LLMCP response, taken from the pydantic models) and the tool list, generated from the
+tool registry (`tools.registry.prompt_tool_list`) for the tools offered in the turn: only
+tools that exist and are gated are offered (none by default: the model is told not to call
+any). It states
 the untrusted-content rule, the citation rule, and what to do when the sources do not
 support an answer. The same schema is sent as `response_format` where the provider enforces
 it, which is what makes small local models return parseable JSON. A provider configured with
@@ -13,13 +15,16 @@ then each quote on its own line as `> "exact words" (doc_id)`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, Literal
 
 from ..protocol.citations import Citation
+from ..tools.registry import prompt_tool_list
 
 Task = Literal["web.answer", "web.summarize", "web.extract"]
-AVAILABLE_TOOLS: tuple[str, ...] = ()  # the tool registry (issue 8) adds executors here
+AVAILABLE_TOOLS: tuple[str, ...] = ()
+"""Tools offered in a turn when the caller names none (the chat loop offers them per turn)."""
 CITED_FIELDS = ("doc_id", "source_id", "quote")
 
 TASK_GUIDANCE: dict[str, str] = {
@@ -80,20 +85,73 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": schema.get("type", "string")}
 
 
-def response_format() -> dict[str, Any]:
+def response_format(tools: Sequence[str] = AVAILABLE_TOOLS) -> dict[str, Any]:
     return {
         "type": "json_schema",
-        "json_schema": {"name": "llmcp_answer", "schema": answer_schema()},
+        "json_schema": {"name": "llmcp_answer", "schema": schema_with_tools(tools)},
     }
 
 
-def _tool_rule() -> str:
-    if not AVAILABLE_TOOLS:
+def schema_with_tools(tools: Sequence[str]) -> dict[str, Any]:
+    """The answer schema, plus an optional `tool_calls` array naming only the offered tools
+    when a turn offers any (a provider that enforces the schema could not propose otherwise)."""
+    schema = answer_schema()
+    if not tools:
+        return schema
+    call = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "enum": list(tools)},
+            "arguments": {"type": "object"},
+        },
+        "required": ["name", "arguments"],
+    }
+    properties = {**schema["properties"], "tool_calls": {"type": "array", "items": call}}
+    return {**schema, "properties": properties}
+
+
+DECLINE_RULE = (
+    "When the user asks for an action that none of these tools can do (for example deleting "
+    "browser history, sending an email, buying something), run nothing: say plainly that you "
+    "cannot do it, and list in one short line each what you can do (the tools above)."
+)
+
+
+class ToolOffer(tuple[str, ...]):
+    """The tools offered in a turn, and whether the prompt lists them compactly (typed
+    signatures only, for a small context window). A tuple of names everywhere else, so the
+    offer travels through the request, the budget and the audit record unchanged."""
+
+    compact: bool
+
+    def __new__(cls, names: Sequence[str] = (), *, compact: bool = False) -> ToolOffer:
+        offer = super().__new__(cls, names)
+        offer.compact = compact
+        return offer
+
+
+def tool_rule(tools: Sequence[str]) -> str:
+    """The prompt's tool rule: none, or the registry's list of the offered tools with the
+    whitelist rule (spec 004: an intent no tool matches is declined, never improvised)."""
+    if not tools:
         return "No tools are available in this conversation: do not emit tool_calls."
-    return "You may propose only these tools: " + ", ".join(AVAILABLE_TOOLS) + "."
+    if getattr(tools, "compact", False):
+        return (
+            "Tools (propose as tool_calls items {name, arguments}; results come back from "
+            "the tool sender). Decline, listing these, any action none of them does:\n"
+            + prompt_tool_list(tools, compact=True)
+        )
+    return (
+        "You may propose only these tools, as top-level tool_calls items {name, arguments}; "
+        "a request that none of them fits is declined in your answer, never improvised. "
+        "Tool results come back in a message from the tool sender; then answer.\n"
+        + prompt_tool_list(tools)
+        + "\n"
+        + DECLINE_RULE
+    )
 
 
-def system_prompt(task: Task) -> str:
+def system_prompt(task: Task, tools: Sequence[str] = AVAILABLE_TOOLS) -> str:
     """JSON mode: the reply is one JSON object following the schema below."""
     schema = json.dumps(answer_schema(), separators=(",", ":"))
     return "\n\n".join(
@@ -102,7 +160,7 @@ def system_prompt(task: Task) -> str:
             "no prose around it, matching this JSON Schema:",
             schema,
             TASK_GUIDANCE[task],
-            RULES.format(tools=_tool_rule()),
+            RULES.format(tools=tool_rule(tools)),
         ]
     )
 
@@ -119,9 +177,10 @@ def markdown_prompt(task: Task) -> str:
     )
 
 
-def prompt_for(task: Task, *, markdown_mode: bool) -> str:
-    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON."""
-    return markdown_prompt(task) if markdown_mode else system_prompt(task)
+def prompt_for(task: Task, *, markdown_mode: bool, tools: Sequence[str] = AVAILABLE_TOOLS) -> str:
+    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON
+    (Markdown mode offers no tools)."""
+    return markdown_prompt(task) if markdown_mode else system_prompt(task, tools)
 
 
 def user_prompt(question: str, documents: list[dict[str, Any]], note: str | None) -> str:

@@ -31,6 +31,7 @@ from .words import WordIndex, normalize, words
 __all__ = [
     "MAX_CITATIONS",
     "PackedSource",
+    "SourceIndexes",
     "Verification",
     "VerifiedCitation",
     "nearest_heading",
@@ -163,13 +164,23 @@ class _Indexes:
         return self.markdowns[source.doc_id]
 
 
+SourceIndexes = _Indexes
+"""Word indexes of sources, built on first use; pass one to several `verify_citations` calls
+over the same sources so each source is indexed once."""
+
+
 def verify_citations(
-    citations: list[dict[str, Any]], sources: list[PackedSource], answer_markdown: str = ""
+    citations: list[dict[str, Any]],
+    sources: list[PackedSource],
+    answer_markdown: str = "",
+    *,
+    indexes: SourceIndexes | None = None,
 ) -> Verification:
-    """Check each citation against the packed sources; map inline markers like [1]."""
+    """Check each citation against the packed sources; map inline markers like [1].
+    `indexes` keeps the sources' word indexes across calls (one per item of a transform)."""
     by_doc = {s.doc_id: s for s in sources}
     by_source = {s.source_id: s for s in sources if s.source_id}
-    indexes = _Indexes()
+    indexes = indexes if indexes is not None else _Indexes()
     result = Verification()
     if len(citations) > MAX_CITATIONS:
         result.warnings.append(

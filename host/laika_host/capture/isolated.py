@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import InternalError
 from .errors import CaptureError
 from .models import Capture, CaptureOptions
 
@@ -40,7 +41,7 @@ _BOOT = (
 log = logging.getLogger("laika.capture")
 
 
-class CaptureWorkerError(RuntimeError):
+class CaptureWorkerError(InternalError, RuntimeError):
     """The worker failed in a way that is a bug or a broken installation, not the page."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..defaults import CAPTURE_MAX_CHARS
 from .bounds import Chunk
 from .errors import CaptureError
 from .links import OutboundLink
@@ -20,7 +21,7 @@ class CaptureOptions:
     """How to capture: `mode` auto picks article or list; selection converts the given
     fragment as is; full keeps the whole pruned page."""
 
-    max_chars: int = 24_000
+    max_chars: int = CAPTURE_MAX_CHARS
     mode: CaptureMode = "auto"
     include_links: bool = True
     include_images: bool = True

@@ -1,7 +1,7 @@
 """Page text to an lxml tree, bounded in size and in time linear in the page's length.
 
 A page over `MAX_PARSE_CHARS` is fed to lxml's own parser in pieces; scripts and styles are
-dropped as soon as the parser has read them (comments are never kept), and feeding stops,
+emptied as soon as the parser has read them (comments are never kept), and feeding stops,
 before a tag, once what is kept reaches the bound. The parser decides what is a comment or
 a script (a `<script>` inside a comment is text), so nothing visible is lost to a guess, and
 no pass rescans the page: a regex stripper that did took 40 s on a 2.5 MB page of 3,000
@@ -104,8 +104,9 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
     kept = 0
     position = 0
     cut = False
+    emptied: list[HtmlElement] = []
     while position < len(text):
-        piece = text[position : position + FEED_CHARS]
+        piece = text[position : _before_tag(text, position + FEED_CHARS)]
         if kept + len(piece) > limit:
             room = max(0, limit - kept)
             before_tag = piece.rfind("<", 0, room)
@@ -113,23 +114,41 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
             cut = True
         parser.feed(_safe_bytes(piece))
         position += len(piece)
-        kept += len(piece) - _drop_read(parser)
+        kept += len(piece) - _empty_read(parser, emptied)
         if cut:
             break
     try:
         root: HtmlElement | None = parser.close()
     except etree.XMLSyntaxError:
         root = None
+    for element in emptied:  # the parser is done: now the tree may be rearranged
+        if element.getparent() is not None:
+            drop_tree(element)
     return root, cut or _stopped_early(parser)
 
 
-def _drop_read(parser: etree.HTMLPullParser) -> int:
-    """Remove the scripts and styles the parser finished; the characters they held."""
+def _before_tag(text: str, at: int) -> int:
+    """Where the piece that reaches `at` ends: before the next `<`, so that no tag, comment
+    opener or closer is split between two pieces and the cut at the bound can fall before a
+    tag. Each search starts past the last one."""
+    found = text.find("<", at)
+    return len(text) if found == -1 else found
+
+
+def _empty_read(parser: etree.HTMLPullParser, emptied: list[HtmlElement]) -> int:
+    """Empty the scripts and styles the parser finished; the characters they held.
+
+    Only their insides go while the parser runs: it appends the next text to the last text
+    node it made using the length it remembers, so moving a tail into a neighbour's text (as
+    `drop_tree` does) made it write at a stale offset: `-->` + style + `\n-->` read as
+    `--->`, so a page fed in pieces showed other words than the whole page. Each emptied
+    element is dropped once parsing ends."""
     dropped = 0
     for _event, element in parser.read_events():
-        if isinstance(element, etree._Element) and element.getparent() is not None:
+        if isinstance(element, HtmlElement) and element.getparent() is not None:
             dropped += len(element.text or "")
-            drop_tree(element)  # keeps its tail: text after it may already be read
+            element.text = None
+            emptied.append(element)
     return dropped
 
 

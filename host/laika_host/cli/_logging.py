@@ -17,7 +17,7 @@ import sys
 from io import TextIOWrapper
 
 from ..controls import strip_controls
-from ..native.logsetup import LOG_BACKUPS, LOG_FORMAT, MAX_LOG_BYTES, SafeFormatter
+from ..native.transport.logsetup import LOG_BACKUPS, LOG_FORMAT, MAX_LOG_BYTES, SafeFormatter
 from ..paths import ensure_private_dir, logs_dir
 from ..redact import redact_text
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import click
 
 from ..controls import strip_controls
-from ..store import Store, StoreError, open_store
-from ._output import echo
+from ..store import Store, open_store
 
 T = TypeVar("T")
 
@@ -25,17 +23,13 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 
 
 def run_with_store(work: Callable[[Store], Awaitable[T]]) -> T:
-    """Open the store, run `work`, close; store errors exit 1 with their message."""
+    """Open the store, run `work`, close (a store error reaches the group: `_errors`)."""
 
     async def main() -> T:
         async with open_store() as store:
             return await work(store)
 
-    try:
-        return asyncio.run(main())
-    except StoreError as error:
-        echo(f"laika: {error}", err=True)
-        sys.exit(1)
+    return asyncio.run(main())
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from ._output import echo, print_json
 from ._store import json_option, run_with_store
+
+if TYPE_CHECKING:
+    from ..agent.flows import Answer
+    from ..llm.config import ProviderConfig
+    from ..store import Store
+
+T = TypeVar("T")
 
 provider_options = [
     click.option(
@@ -41,25 +50,45 @@ def choose_provider(
     base_url: str | None,
     api_key_env: str | None,
     kind: str | None,
-) -> Any:
-    """The provider for this call (None = offline); see `llm.config.select_provider`."""
-    from ..llm.config import select_provider
-    from ..llm.errors import LlmError
+) -> ProviderConfig | None:
+    """The provider for this call (None = offline); an unknown one exits 1 with the fix."""
+    from ..service.models import ProviderChoice, resolve
 
-    try:
-        return select_provider(
-            provider_id, model=model, base_url=base_url, api_key_env=api_key_env, kind=kind
-        )
-    except LlmError as error:
-        raise click.ClickException(error.message) from None
+    choice = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
+    return resolve(choice)
+
+
+def _answered(work: Callable[[Store], Awaitable[Answer]]) -> Answer:
+    """Run an answering operation on the store (a provider that cannot be chosen exits 1)."""
+    return run_with_store(work)
 
 
 def _question(_context: click.Context, _param: click.Parameter, value: str) -> str:
-    if not value.strip():
-        raise click.BadParameter(
-            'the question is empty: ask something, e.g. laika ask "What is X?"'
-        )
-    return value
+    from ..service.ask import check_question
+    from ..store import InvalidInputError
+
+    try:
+        return check_question(value)
+    except InvalidInputError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+collection_option = click.option(
+    "--collection", "-c", default=DEFAULT_COLLECTION, show_default=True
+)
+max_tokens_option = click.option(
+    "--max-tokens",
+    type=click.IntRange(MIN_MAX_TOKENS, MAX_MAX_TOKENS),
+    default=DEFAULT_MAX_TOKENS,
+    show_default=True,
+)
+
+
+no_tools_option = click.option(
+    "--no-tools",
+    is_flag=True,
+    help="Offer the model no tools (the prompt is as before tools existed).",
+)
 
 
 fallback_option = click.option(
@@ -72,10 +101,11 @@ fallback_option = click.option(
 
 @click.command()
 @click.argument("question", callback=_question)
-@click.option("--collection", "-c", default="Inbox", show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 32_000), default=1024, show_default=True)
+@collection_option
+@max_tokens_option
 @with_provider_options
 @fallback_option
+@no_tools_option
 @json_option
 def ask(
     question: str,
@@ -87,6 +117,7 @@ def ask(
     api_key_env: str | None,
     kind: str | None,
     no_fallback: bool,
+    no_tools: bool,
     as_json: bool,
 ) -> None:
     """Ask a question over a collection; the answer's citations are checked against the
@@ -95,24 +126,84 @@ def ask(
     On a terminal the answer streams as the model writes it; piped, or with --json, only the
     checked answer is printed. When the default provider does not answer, one line on stderr
     says so and the offline runtime answers instead (labelled), unless --no-fallback.
-    """
-    from ..agent.flows import ask as ask_flow
 
-    provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
-    chosen_by_default = provider_id is None and base_url is None
+    The model may propose tools (`laika tools list`; not with --no-tools); each proposal goes
+    through the Policy Gate and is printed with its decision. A call that asks waits for a
+    y/N on a terminal; otherwise it stays pending (`laika approvals approve ID` runs it).
+    Browser tools run only from the browser extension.
+    """
+    from ..service.ask import AskOptions
+    from ..service.ask import ask as ask_service
+    from ..service.models import ProviderChoice
+
     stream = _Stream.for_output(as_json=as_json)
-    answer = run_with_store(
-        lambda store: ask_flow(
-            store,
-            question,
-            collection,
+    provider = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
+
+    async def work(store: Store) -> Answer:
+        options = AskOptions(
+            collection=collection,
             provider=provider,
             max_tokens=max_tokens,
+            fallback=not no_fallback,
             on_delta=stream.on_delta,
-            fallback=chosen_by_default and not no_fallback,
+            tools=None if no_tools else cli_runner(store, provider, collection, as_json=as_json),
         )
-    )
+        return await ask_service(store, question, options)
+
+    answer = _answered(work)
     _finish(answer.to_json(), as_json=as_json, streamed=stream.text)
+
+
+def cli_runner(store: Store, provider: Any, collection: str, *, as_json: bool) -> Any:
+    """The Policy Gate for a command's turn: host tools only; a pending call is asked on a
+    terminal (y/N), else left pending."""
+    from ..tools.chat_runner import ChatRunner, offered_tools
+    from ..tools.registry import ExecuteOptions
+
+    prompt = not as_json and sys.stdin.isatty() and sys.stderr.isatty()
+    return ChatRunner(
+        store,
+        offered_tools(extension=False),
+        confirm=_confirm if prompt else None,
+        options=ExecuteOptions(provider=provider, collection=collection),
+    )
+
+
+def _confirm(event: dict[str, Any]) -> bool:
+    """Ask on the terminal whether a pending call runs (default: no)."""
+    shown = _short(event["arguments"], SHORT_ARGUMENTS)
+    echo(f"\nThe model proposes {event['tool']} {shown}", err=True)
+    echo(f"  {event['reason']}", err=True)
+    return click.confirm("  Run it?", default=False, err=True)
+
+
+SHORT_ARGUMENTS = 120
+"""Characters of a proposal's arguments shown on its one line."""
+
+
+def _short(value: Any, width: int) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _print_tool_calls(calls: list[dict[str, Any]]) -> None:
+    """One line per proposal: tool, arguments (short), decision, rule, what came of it."""
+    if calls:
+        echo("\nTool calls:")
+    for call in calls:
+        outcome = call["status"]
+        if call["status"] == "executed":
+            outcome = f"executed: {_short(call['result'], 80)}"
+        elif call["status"] == "pending":
+            outcome = f"pending (laika approvals approve {call['approval_id']})"
+        elif call.get("error"):
+            outcome = f"{call['status']}: {call['error']}"
+        echo(
+            f"- {call['tool']} {_short(call['arguments'], 60)}: {call['decision']} "
+            f"by {call['rule_id']}; {outcome}"
+        )
 
 
 class _Stream:
@@ -177,6 +268,7 @@ def _print_answer(answer: dict[str, Any], streamed: str = "") -> None:
         echo(f"    {citation['locator'] or citation['url'] or citation['source_id']}")
         if citation.get("reason"):
             echo(f"    {citation['reason']}")
+    _print_tool_calls(answer.get("tool_calls", []))
     for warning in answer["warnings"]:
         echo(f"note: {warning}", err=True)
 
@@ -192,8 +284,8 @@ def _print_failure(answer: dict[str, Any]) -> None:
 @click.command()
 @click.argument("source", metavar="FILE_OR_URL")
 @click.option("--url", "page_url", help="The page's address, for a saved file.")
-@click.option("--collection", "-c", default="Inbox", show_default=True)
-@click.option("--max-tokens", type=click.IntRange(16, 32_000), default=1024, show_default=True)
+@collection_option
+@max_tokens_option
 @with_provider_options
 @fallback_option
 @json_option
@@ -212,21 +304,19 @@ def summarize(
 ) -> None:
     """Capture a page (saved file, `-` or URL), store it, and summarize it with verified
     citations."""
-    from ..agent.flows import summarize as summarize_flow
+    from ..service.ask import AskOptions
+    from ..service.models import ProviderChoice
+    from ..service.summarize import summarize_capture
     from .capture import read_page
 
     capture = read_page(source, page_url)
-    provider = choose_provider(provider_id, model, base_url, api_key_env, kind)
     stream = _Stream.for_output(as_json=as_json)
-    answer = run_with_store(
-        lambda store: summarize_flow(
-            store,
-            capture,
-            collection=collection,
-            provider=provider,
-            max_tokens=max_tokens,
-            on_delta=stream.on_delta,
-            fallback=provider_id is None and base_url is None and not no_fallback,
-        )
+    options = AskOptions(
+        collection=collection,
+        provider=ProviderChoice(provider_id, model, base_url, api_key_env, kind),
+        max_tokens=max_tokens,
+        fallback=not no_fallback,
+        on_delta=stream.on_delta,
     )
+    answer = _answered(lambda store: summarize_capture(store, capture, options))
     _finish(answer.to_json(), as_json=as_json, streamed=stream.text)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from ..defaults import CAPTURE_MAX_CHARS, DEFAULT_COLLECTION
 from ._output import echo, print_json
 
 if TYPE_CHECKING:
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 @click.option(
     "--collection",
     "-c",
-    default="Inbox",
+    default=DEFAULT_COLLECTION,
     show_default=True,
     help="Store into this collection (title or id; created if missing).",
 )
@@ -35,7 +37,9 @@ if TYPE_CHECKING:
     show_default=True,
     help="What to keep: main article, list items, the given fragment, or the whole page.",
 )
-@click.option("--max-chars", type=int, default=24_000, show_default=True, help="Markdown bound.")
+@click.option(
+    "--max-chars", type=int, default=CAPTURE_MAX_CHARS, show_default=True, help="Markdown bound."
+)
 @click.option("--no-images", is_flag=True, help="Leave images out of the Markdown.")
 @click.option("--no-links", is_flag=True, help="Do not list outbound links.")
 def capture(
@@ -75,32 +79,26 @@ def capture(
 
 def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:
     """Capture a file, `-` (standard input) or a URL; bad input, or a page that passes the
-    capture deadline, exits 2 with the reason."""
-    from ..capture import CaptureError
-    from ..capture.fetch import fetch_html
-    from ..capture.isolated import capture_isolated_blocking
+    capture deadline, is a CaptureError (the group reports it: exit 2 with the reason)."""
+    from ..service.capture import capture_bytes, capture_url
 
-    try:
-        if source.startswith(("http://", "https://")):
-            raw, final_url = fetch_html(source)
-            page_url = page_url or final_url
-        elif source == "-":
-            raw = sys.stdin.buffer.read()
-        else:
-            path = Path(source)
-            if not path.is_file():
-                raise click.ClickException(f"no such file: {source}")
-            raw = path.read_bytes()
-        return capture_isolated_blocking(raw, page_url, options=options)
-    except CaptureError as exc:
-        echo(f"laika: {exc}", err=True)
-        sys.exit(2)
+    if source.startswith(("http://", "https://")):
+        return asyncio.run(capture_url(source, page_url=page_url, options=options))
+    if source == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise click.ClickException(f"no such file: {source}")
+        raw = path.read_bytes()
+    return asyncio.run(capture_bytes(raw, page_url, options=options))
 
 
 def _store(result: Capture, collection: str, *, as_json: bool) -> None:
+    from ..service.capture import store_capture
     from ._store import run_with_store
 
-    saved = run_with_store(lambda store: store.sources.save_capture(collection, result))
+    saved = run_with_store(lambda store: store_capture(store, result, collection=collection))
     if as_json:
         print_json(saved.to_json())
         return

@@ -54,14 +54,10 @@ def backup(path: Path, force: bool, as_json: bool) -> None:
     Uses SQLite's online backup, so the copy is one consistent state of the store; it is
     checked (quick_check) before it takes PATH's name. Refuses an existing PATH unless --force.
     """
-    from ..store import StoreError, default_db_path
+    from ..store import default_db_path
     from ..store.health import backup_database
 
-    try:
-        done = backup_database(default_db_path(), path, force=force)
-    except StoreError as error:
-        echo(f"laika: {error}", err=True)
-        sys.exit(1)
+    done = backup_database(default_db_path(), path, force=force)
     if as_json:
         print_json(done.to_json())
     else:

@@ -21,7 +21,7 @@ def host(browser_args: tuple[str, ...]) -> None:
     sets browsers up to run this; `laika doctor` checks that they can. Started from a
     terminal it says so and exits 2; with no input (`< /dev/null`) it exits 0 at once.
     """
-    from ..native.host_main import run_host
+    from ..native.transport.host_main import run_host
 
     sys.exit(run_host(list(browser_args)))
 
@@ -43,8 +43,8 @@ def serve(socket_path: Path | None) -> None:
     import asyncio
     import contextlib
 
-    from ..native.logsetup import configure_logging
-    from ..native.socket_server import serve_socket
+    from ..native.transport.logsetup import configure_logging
+    from ..native.transport.socket_server import serve_socket
     from ..paths import data_dir
 
     configure_logging("serve.log")

@@ -11,8 +11,8 @@ import click
 from ._output import echo, print_json
 
 if TYPE_CHECKING:
-    from ..native.doctor import BrowserReport
-    from ..native.findings import Finding
+    from ..native.install.doctor import BrowserReport
+    from ..native.install.findings import Finding
 
 BROWSER_CHOICES = ("chrome", "chromium", "brave", "edge", "vivaldi", "firefox", "all")
 
@@ -60,9 +60,9 @@ def install(
     (LAIKA_HOME, or the platform's default), and a host manifest where each browser looks
     for it. Run `laika doctor` afterwards to check the connection.
     """
-    from ..native.browsers import DEV_EXTENSION_ID, select
-    from ..native.install import install as do_install
-    from ..native.install import pinned_data_dir
+    from ..native.install.browsers import DEV_EXTENSION_ID, select
+    from ..native.install.install import install as do_install
+    from ..native.install.install import pinned_data_dir
 
     chosen = select(browsers, user_data_dir)
     done = do_install(
@@ -83,8 +83,8 @@ def install(
 @_user_data_dir_option
 def uninstall(browsers: tuple[str, ...], user_data_dir: Path | None) -> None:
     """Remove what `laika install` wrote (manifests, registry keys, the launcher)."""
-    from ..native.browsers import select
-    from ..native.install import uninstall as do_uninstall
+    from ..native.install.browsers import select
+    from ..native.install.install import uninstall as do_uninstall
 
     removed = do_uninstall(select(browsers, user_data_dir), user_data_dir=user_data_dir)
     for path in removed:
@@ -116,9 +116,9 @@ def doctor(
     answers a ping. Browsers that are not installed are skipped (neither passed nor failed).
     Exits 1 when anything checked has a failure, or when no browser could be checked.
     """
-    from ..native.browsers import select
-    from ..native.doctor import DoctorOptions, diagnose, installed, skipped
-    from ..native.doctor_data import database_findings
+    from ..native.install.browsers import select
+    from ..native.install.doctor import DoctorOptions, diagnose, installed, skipped
+    from ..native.install.doctor_data import database_findings
 
     options = DoctorOptions(extension_ids, gecko_ids, user_data_dir, ping=not no_ping)
     named = bool(browsers) or user_data_dir is not None  # what is named is always checked

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..store import Store
+from ..service import jobs as service
 from ._output import echo, print_json
 from ._store import json_option, run_with_store, table
 
@@ -21,13 +21,15 @@ def jobs() -> None:
 @json_option
 def list_jobs(status: str | None, as_json: bool) -> None:
     """List capture jobs, newest first."""
-    found = run_with_store(lambda store: store.jobs.list(status=status))  # type: ignore[arg-type]
+    found = run_with_store(
+        lambda store: service.list_jobs(store, status=status)  # type: ignore[arg-type]
+    )
     if as_json:
-        print_json({"jobs": [job.to_json() for job in found]})
+        print_json({"jobs": [job.to_json() for job in found.jobs]})
         return
     rows = [
         [j.id, j.status, f"{j.attempt_count}/{j.max_attempts}", j.source_id, j.last_error or ""]
-        for j in found
+        for j in found.jobs
     ]
     echo(table(rows, ["ID", "STATUS", "ATTEMPTS", "SOURCE", "LAST ERROR"]) if rows else "no jobs")
 
@@ -37,13 +39,7 @@ def list_jobs(status: str | None, as_json: bool) -> None:
 @json_option
 def run(max_jobs: int | None, as_json: bool) -> None:
     """Run the due jobs now (jobs left running by a killed process are resumed)."""
-
-    async def work(store: Store) -> dict[str, list[str]]:
-        from ..store.worker import run_due_jobs
-
-        return (await run_due_jobs(store, max_jobs=max_jobs)).to_json()
-
-    summary = run_with_store(work)
+    summary = run_with_store(lambda store: service.run_due(store, max_jobs=max_jobs)).to_json()
     if as_json:
         print_json(summary)
     else:

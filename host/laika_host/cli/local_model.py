@@ -24,13 +24,10 @@ def local_model() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def setup(as_json: bool) -> None:
     """Install the weights and build llama-server if needed; print their paths."""
-    from ..llm.local_model import LocalModelError, llama_server_path, weights_path
+    from ..llm.local_model import llama_server_path, weights_path
 
-    try:
-        server = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
-        paths = {"weights": str(weights_path()), "llama_server": str(server)}
-    except LocalModelError as error:
-        raise click.ClickException(str(error)) from None
+    server = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
+    paths = {"weights": str(weights_path()), "llama_server": str(server)}
     if as_json:
         print_json(paths)
     else:
@@ -41,16 +38,13 @@ def setup(as_json: bool) -> None:
 def build() -> None:
     """Build llama-server now (minutes, once; cached), printing each step and the compile's
     progress. Tests marked `real_llm` run this first when the binary is not cached yet."""
-    from ..llm.local_model import LocalModelError, cached_llama_server, llama_server_path
+    from ..llm.local_model import cached_llama_server, llama_server_path
 
     found = cached_llama_server()
     if found is not None:
         echo(f"llama-server: cached at {found}")
         return
-    try:
-        built = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
-    except LocalModelError as error:
-        raise click.ClickException(str(error)) from None
+    built = llama_server_path(progress=lambda step: echo(f"llama-server: {step}", err=True))
     echo(f"llama-server: {built}")
 
 
@@ -60,19 +54,19 @@ def serve(port: int | None) -> None:
     """Serve the model on 127.0.0.1 in the foreground until Ctrl-C (or SIGTERM).
 
     Prints the base URL; the OpenAI-compatible API is under /v1 (e.g. /v1/chat/completions).
+    While it runs, `laika demo --model local` uses it instead of starting its own.
     """
-    from ..llm.local_model import LocalModelError, LocalServer
+    from ..llm.local_model import RECORD_FILE, LocalServer
+    from ..paths import data_dir, ensure_private_dir
 
     signal.signal(signal.SIGTERM, _exit_cleanly)
     try:
-        with LocalServer(port=port) as server:
+        with LocalServer(port=port, record=ensure_private_dir(data_dir()) / RECORD_FILE) as server:
             echo(server.base_url)
             echo(f"log: {server.log_path} (Ctrl-C to stop)", err=True)
             status = server.wait()
     except KeyboardInterrupt:
         return
-    except LocalModelError as error:
-        raise click.ClickException(str(error)) from None
     raise click.ClickException(f"llama-server exited with status {status}")
 
 

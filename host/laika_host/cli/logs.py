@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..defaults import MAX_CLI_LIST_LIMIT, RUNS_LIMIT
 from ..store import Store
 from ._output import echo, print_json
 from ._store import json_option, run_with_store, shorten, table
@@ -18,9 +19,11 @@ def logs(ctx: click.Context) -> None:
 
 
 @logs.command("list")
-@click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_CLI_LIST_LIMIT), default=RUNS_LIMIT, show_default=True
+)
 @json_option
-def list_runs(limit: int = 20, as_json: bool = False) -> None:
+def list_runs(limit: int = RUNS_LIMIT, as_json: bool = False) -> None:
     """List recent runs."""
     runs = run_with_store(lambda store: store.runs.list(limit=limit))
     if as_json:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import click
 
+from ..llm.config import PROVIDER_KINDS
+from ..service import models as service
 from ._output import echo, print_json
 from ._store import json_option, table
 
-KINDS = ["openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"]
+T = TypeVar("T")
 
 
 @click.group()
@@ -21,26 +25,19 @@ def models() -> None:
 def list_models(no_probe: bool, as_json: bool) -> None:
     """Configured and detected providers, and whether each answers (the built-in offline
     runtime always does)."""
-    from ..llm.manage import OFFLINE_ROW, ProviderSettingsError, probe_providers
-
-    try:
-        rows = [item.to_json() for item in probe_providers(contact=not no_probe)]
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
-    builtin = {**OFFLINE_ROW, "id": "builtin", "source": "built-in"}
+    rows = service.probe_providers(contact=not no_probe)
     if as_json:
-        print_json({"providers": [*rows, builtin]})
+        print_json({"providers": rows})
         return
     lines = [
-        [r["id"], r["kind"], r["model"], "yes" if r["answers"] else "no", r["detail"]]
-        for r in [*rows, builtin]
+        [r["id"], r["kind"], r["model"], "yes" if r["answers"] else "no", r["detail"]] for r in rows
     ]
     echo(table(lines, ["ID", "KIND", "MODEL", "ANSWERS", "DETAIL"]))
 
 
 @models.command("add")
 @click.argument("provider_id")
-@click.option("--kind", type=click.Choice(KINDS), required=True)
+@click.option("--kind", type=click.Choice(PROVIDER_KINDS), required=True)
 @click.option("--model", required=True, help="The model id, e.g. gpt-4o or llama3.2.")
 @click.option(
     "--base-url", help="Where the API lives (each kind has a default but openai_compatible)."
@@ -70,37 +67,25 @@ def add(
     as_json: bool,
 ) -> None:
     """Add (or replace) a provider. The key is never saved: only its variable's name."""
-    from ..llm.manage import ProviderSettingsError, add_provider
-
-    try:
-        provider, path = add_provider(
-            provider_id,
-            kind,
-            model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            markdown_mode=markdown_mode,
-            title=title,
-            referer=referer,
-            context_window=context_window,
-            think=think,
-        )
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
+    spec = service.ProviderSpec(
+        provider_id,
+        kind,  # type: ignore[arg-type]  # click.Choice(PROVIDER_KINDS)
+        model,
+        base_url,
+        api_key_env,
+        markdown_mode,
+        {"title": title, "referer": referer, "context_window": context_window, "think": think},
+    )
+    added = service.add_provider(spec)
     if as_json:
-        print_json({"saved": provider.model_dump(mode="json"), "path": str(path)})
+        print_json({"saved": added.provider.model_dump(mode="json"), "path": str(added.path)})
     else:
-        echo(f"saved {provider_id} ({kind}, {model}) to {path}")
+        echo(f"saved {provider_id} ({kind}, {model}) to {added.path}")
 
 
 @models.command("remove")
 @click.argument("provider_id")
 def remove(provider_id: str) -> None:
     """Remove a configured provider."""
-    from ..llm.manage import ProviderSettingsError, remove_provider
-
-    try:
-        remove_provider(provider_id)
-    except ProviderSettingsError as error:
-        raise click.ClickException(str(error)) from None
+    service.remove_provider(provider_id)
     echo(f"removed {provider_id}")

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
+from ..errors import EXIT_USAGE, exit_code
 from ._output import echo
 
 if TYPE_CHECKING:
     from ..protocol import Document
 
 EXIT_INVALID = 1
-EXIT_NOT_JSON = 2
-EXIT_NOT_TEXT = 2
+EXIT_NOT_TEXT = EXIT_USAGE
 
 
 @click.command()
@@ -78,7 +78,7 @@ def _load_document(data: bytes) -> Document:
         result = check_object(parse_json(data), "render_document")
     except NotJsonError as exc:
         echo(f"laika render: {exc}. Give one JSON object (a render Document).", err=True)
-        sys.exit(EXIT_NOT_JSON)
+        sys.exit(exit_code(exc))
     if not isinstance(result.value, Document):
         echo("laika render: not a valid render Document:", err=True)
         for issue in result.issues:

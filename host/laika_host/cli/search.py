@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..store import SearchHit, Store
+from ..defaults import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 from ._output import echo, print_json
 from ._store import collection_option, json_option, run_with_store, shorten
 
@@ -12,23 +12,24 @@ from ._store import collection_option, json_option, run_with_store, shorten
 @click.command()
 @click.argument("query", nargs=-1, required=True)
 @collection_option
-@click.option("--limit", type=click.IntRange(1, 200), default=20, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_SEARCH_LIMIT), default=SEARCH_LIMIT, show_default=True
+)
 @json_option
 def search(query: tuple[str, ...], collection: str | None, limit: int, as_json: bool) -> None:
     """Find sources and artifacts by words or "quoted phrases" (all words first, then any)."""
+    from ..service.search import search as search_service
+
     text = " ".join(query)
-
-    async def work(store: Store) -> list[SearchHit]:
-        collection_id = (await store.collections.get(collection)).id if collection else None
-        return await store.search.query(text, collection_id=collection_id, limit=limit)
-
-    hits = run_with_store(work)
+    found = run_with_store(
+        lambda store: search_service(store, text, collection=collection, limit=limit)
+    )
     if as_json:
-        print_json({"query": text, "hits": [hit.to_json() for hit in hits]})
+        print_json(found.to_json())
         return
-    if not hits:
+    if not found.hits:
         echo(f"nothing found for {text!r}")
-    for hit in hits:
+    for hit in found.hits:
         echo(f"{hit.id}  {shorten(hit.title, 70)}")
         if hit.url:
             echo(f"    {hit.url}")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..store import Store
-from ..store.collections import DEFAULT_COLLECTION
+from ..defaults import DEFAULT_COLLECTION, LIST_LIMIT, MAX_CLI_LIST_LIMIT
+from ..service import sources as service
 from ._output import echo, print_json
 from ._store import (
     collection_option,
@@ -27,11 +27,15 @@ def sources() -> None:
 
 @sources.command("list")
 @collection_option
-@click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_CLI_LIST_LIMIT), default=LIST_LIMIT, show_default=True
+)
 @json_option
 def list_sources(collection: str | None, limit: int, as_json: bool) -> None:
     """List sources, newest first."""
-    found = run_with_store(lambda store: store.sources.list(collection, limit=limit))
+    found = run_with_store(
+        lambda store: service.list_sources(store, collection=collection, limit=limit)
+    )
     if as_json:
         print_json({"sources": [s.to_json() for s in found]})
         return
@@ -54,10 +58,10 @@ def list_sources(collection: str | None, limit: int, as_json: bool) -> None:
 def show(source_id: str, version: int | None, as_json: bool) -> None:
     """Print one source's Markdown (or, with --json, everything stored about it)."""
     if version is not None:
-        old = run_with_store(lambda store: store.sources.version(source_id, version))
+        old = run_with_store(lambda store: service.version(store, source_id, version))
         print_json(old.to_json()) if as_json else echo(old.markdown)
         return
-    found = run_with_store(lambda store: store.sources.get(source_id))
+    found = run_with_store(lambda store: service.get_source(store, source_id))
     if as_json:
         print_json(found.to_json())
     else:
@@ -69,7 +73,7 @@ def show(source_id: str, version: int | None, as_json: bool) -> None:
 @json_option
 def versions(source_id: str, as_json: bool) -> None:
     """List every capture of a source, oldest first (replaced ones are kept)."""
-    found = run_with_store(lambda store: store.sources.versions(source_id))
+    found = run_with_store(lambda store: service.versions(store, source_id))
     if as_json:
         print_json({"source_id": source_id, "versions": [v.to_json() for v in found]})
         return
@@ -94,29 +98,18 @@ def versions(source_id: str, as_json: bool) -> None:
 @json_option
 def add(url: str, collection: str | None, queue_only: bool, as_json: bool) -> None:
     """Add a URL and capture it (fetched by the host: pages that need no login)."""
-
-    async def work(store: Store) -> dict[str, object]:
-        from ..store.worker import run_job
-
-        saved = await store.sources.add_url(collection or DEFAULT_COLLECTION, url)
-        job = await store.jobs.queue(saved.source.id)
-        if not queue_only:
-            claimed = await store.jobs.claim_job(job.id)
-            if claimed is not None:
-                job = await run_job(store, claimed)
-        source = await store.sources.get_summary(saved.source.id)
-        return {"outcome": saved.outcome, "source": source.to_json(), "job": job.to_json()}
-
-    result = run_with_store(work)
+    added = run_with_store(
+        lambda store: service.add_url(
+            store, url, collection=collection or DEFAULT_COLLECTION, capture_now=not queue_only
+        )
+    )
     if as_json:
-        print_json(result)
+        print_json(added.to_json())
         return
-    job, source = result["job"], result["source"]
-    assert isinstance(job, dict)
-    assert isinstance(source, dict)
-    echo(f"{source['id']} {source['capture_status']}: {source['url']} (job {job['status']})")
-    if job.get("last_error"):
-        echo(f"last error: {job['last_error']}", err=True)
+    job, source = added.job, added.source
+    echo(f"{source.id} {source.capture_status}: {source.url} (job {job.status})")
+    if job.last_error:
+        echo(f"last error: {job.last_error}", err=True)
 
 
 @sources.command("note")
@@ -128,7 +121,9 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
     """Add a Markdown note from FILE (`-` for standard input)."""
     text = sys.stdin.read() if file == "-" else _read_text(Path(file))
     saved = run_with_store(
-        lambda store: store.sources.add_note(collection or DEFAULT_COLLECTION, text, title=title)
+        lambda store: service.add_note(
+            store, text, collection=collection or DEFAULT_COLLECTION, title=title
+        )
     )
     if as_json:
         print_json(saved.to_json())
@@ -151,36 +146,19 @@ def refresh(source_id: str, queue_only: bool, force: bool, as_json: bool) -> Non
     (`laika sources versions ID`)."""
     if queue_only and force:
         raise click.UsageError("--force applies to a capture made now; drop --queue-only")
-
-    async def work(store: Store) -> dict[str, object]:
-        from ..store.worker import run_job
-
-        job = await store.jobs.queue(source_id)
-        if not queue_only:
-            claimed = await store.jobs.claim_job(job.id)
-            if claimed is not None:
-                job = await run_job(store, claimed, force=force)
-        source = await store.sources.get_summary(source_id)
-        return {
-            "outcome": job.outcome,
-            "reason": job.outcome_reason,
-            "source": source.to_json(),
-            "job": job.to_json(),
-        }
-
-    result = run_with_store(work)
+    done = run_with_store(
+        lambda store: service.refresh(store, source_id, capture_now=not queue_only, force=force)
+    )
     if as_json:
-        print_json(result)
+        print_json(done.to_json())
         return
-    job, source = result["job"], result["source"]
-    assert isinstance(job, dict)
-    assert isinstance(source, dict)
-    outcome = result["outcome"] or job["status"]
-    echo(f"{source['id']} {outcome}: version {source['capture_version']} (job {job['id']})")
-    if result["reason"]:
-        echo(f"why: {result['reason']}")
-    if job.get("last_error"):
-        echo(f"last error: {job['last_error']}", err=True)
+    job, source = done.job, done.source
+    outcome = job.outcome or job.status
+    echo(f"{source.id} {outcome}: version {source.capture_version} (job {job.id})")
+    if job.outcome_reason:
+        echo(f"why: {job.outcome_reason}")
+    if job.last_error:
+        echo(f"last error: {job.last_error}", err=True)
 
 
 @sources.command("delete")
@@ -188,7 +166,7 @@ def refresh(source_id: str, queue_only: bool, force: bool, as_json: bool) -> Non
 @json_option
 def delete(source_id: str, as_json: bool) -> None:
     """Delete a source (its capture jobs go with it)."""
-    deleted = run_with_store(lambda store: store.sources.delete(source_id))
+    deleted = run_with_store(lambda store: service.delete_source(store, source_id))
     if as_json:
         print_json({"deleted": deleted.to_json()})
     else:

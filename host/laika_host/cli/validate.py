@@ -7,11 +7,11 @@ from typing import BinaryIO
 
 import click
 
+from ..errors import exit_code
 from ._output import echo, print_json
 
 EXIT_VALID = 0
 EXIT_INVALID = 1
-EXIT_NOT_JSON = 2
 
 KIND_CHOICES = (
     "auto",
@@ -59,7 +59,7 @@ def validate(source: BinaryIO, kind: str, as_json: bool) -> None:
         if as_json:
             print_json({"ok": False, "error": "not_json", "message": str(exc)}, indent=None)
         echo(f"laika validate: {exc}. Give one JSON object (an LLMCP packet).", err=True)
-        sys.exit(EXIT_NOT_JSON)
+        sys.exit(exit_code(exc))
     if as_json:
         issues = [{"path": i.path, "message": i.message, "code": i.code} for i in result.issues]
         summary = {

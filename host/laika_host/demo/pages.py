@@ -6,6 +6,12 @@ from typing import NamedTuple
 
 COLLECTION = "Demo"
 """The only collection the demo writes to."""
+DEMO_HOST = "demo.laika.invalid"
+"""Where the demo pages say they come from. `.invalid` is reserved never to resolve (RFC 6761),
+so no one can ever serve content at these addresses: a citation link to them cannot open, and
+cannot open someone else's page either. The pages ship in the package instead; the answers page
+shows each quote in the stored copy. (A `file://` copy is no way out: only http, https and
+mailto links survive rendering, and widening that for a demo would weaken it everywhere.)"""
 
 
 class DemoPage(NamedTuple):
@@ -24,7 +30,7 @@ def _page(title: str, paragraphs: list[str]) -> str:
 
 PAGES = (
     DemoPage(
-        "https://demo.laika.invalid/harbour-tides",
+        f"https://{DEMO_HOST}/harbour-tides",
         _page(
             "Harbour tides",
             [
@@ -39,7 +45,7 @@ PAGES = (
         ),
     ),
     DemoPage(
-        "https://demo.laika.invalid/sourdough-starter",
+        f"https://{DEMO_HOST}/sourdough-starter",
         _page(
             "Keeping a sourdough starter",
             [
@@ -54,7 +60,7 @@ PAGES = (
         ),
     ),
     DemoPage(
-        "https://demo.laika.invalid/bees-in-winter",
+        f"https://{DEMO_HOST}/bees-in-winter",
         _page(
             "How honey bees survive the winter",
             [

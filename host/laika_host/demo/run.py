@@ -10,6 +10,7 @@ from typing import Any
 
 from ..agent.flows import Answer, ask
 from ..capture import capture_html
+from ..defaults import DEFAULT_MAX_TOKENS
 from ..llm.config import ProviderConfig
 from ..paths import data_dir, ensure_private_dir, tighten_file
 from ..store import Store
@@ -36,7 +37,11 @@ class DemoResult:
 
 
 async def run_demo(
-    store: Store, *, provider: ProviderConfig | None, progress: Progress
+    store: Store,
+    *,
+    provider: ProviderConfig | None,
+    progress: Progress,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> DemoResult:
     result = DemoResult(COLLECTION)
     for number, page in enumerate(PAGES, start=1):
@@ -48,14 +53,26 @@ async def run_demo(
         )
     for question in QUESTIONS:
         progress(f"asking: {question}")
-        result.answers.append((question, await ask(store, question, COLLECTION, provider=provider)))
-    result.page = _write_page(result.answers)
+        answer = await ask(store, question, COLLECTION, provider=provider, max_tokens=max_tokens)
+        result.answers.append((question, answer))
+    stored = await _stored_copies(store, result.answers)
+    result.page = _write_page(result.answers, stored)
     return result
 
 
-def _write_page(answers: list[tuple[str, Answer]]) -> Path:
+async def _stored_copies(store: Store, answers: list[tuple[str, Answer]]) -> dict[str, str]:
+    """The stored Markdown of each source a verified citation names: the page shows the quote
+    in it, since the demo pages' own addresses never open (`pages.DEMO_HOST`)."""
+    cited = {
+        c["source_id"] for _q, a in answers for c in a.citations if c["verified"] and c["source_id"]
+    }
+    return {sid: (await store.sources.get(sid)).markdown or "" for sid in sorted(cited)}
+
+
+def _write_page(answers: list[tuple[str, Answer]], stored: dict[str, str]) -> Path:
     folder = ensure_private_dir(data_dir() / "demo")
     path = folder / "answers.html"
-    path.write_text(answers_page([(q, a.answer_markdown, a.citations) for q, a in answers]))
+    entries = [(q, a.answer_markdown, a.citations) for q, a in answers]
+    path.write_text(answers_page(entries, stored))
     tighten_file(path)
     return path

@@ -28,7 +28,7 @@ import httpx
 from .adapters import HttpCall, adapter_for
 from .config import ProviderConfig
 from .contract import ChatRequest, ProviderMeta, Usage
-from .errors import LlmError, from_status, scrub
+from .errors import MAX_MESSAGE, LlmError, from_status, scrub
 from .events import Done, StreamError, StreamEvent, TextDelta, ToolCallDelta, UsageUpdate
 from .output import check_output
 
@@ -268,7 +268,7 @@ class ChatClient:
             attempt,
             error_type=error.kind,
             spec_type=error.spec_type,
-            error_message=scrub(error.message, attempt.secrets),
+            error_message=scrub(error.message, attempt.secrets, limit=2 * MAX_MESSAGE),
             status=error.status,
             chunks_received=attempt.chunks,
         )

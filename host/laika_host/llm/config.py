@@ -7,18 +7,33 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..paths import data_dir, ensure_private_dir
+from ..paths import data_dir
 from .contract import ProviderCapabilities
-from .errors import LlmError
+from .errors import ProviderConfigError
 from .key_policy import KeyPolicyError, check_base_url, check_key_destination, check_key_env
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
+    from ..config.schema import Registry
 
 ProviderKind = Literal[
     "openai", "openrouter", "anthropic", "ollama", "ollama_cloud", "openai_compatible"
 ]
+"""The kinds of provider (one wire format each); the CLI's choices and the native schema."""
+PROVIDER_KINDS: tuple[ProviderKind, ...] = get_args(ProviderKind)
+DEFAULT_CONTEXT_WINDOW: dict[ProviderKind, int] = {
+    "openai": 64_000,
+    "openrouter": 64_000,
+    "anthropic": 64_000,
+    "ollama_cloud": 32_000,
+    "ollama": 8_192,
+    "openai_compatible": 2_048,  # llama-server's -c default in our recipe; set context_window
+}
+"""The context window assumed for a kind when the provider sets none (`context_window`)."""
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
     "openrouter": "https://openrouter.ai/api/v1",
@@ -86,10 +101,8 @@ class ProviderConfig(BaseModel):
     def url(self) -> str:
         base = self.base_url or DEFAULT_BASE_URLS.get(self.kind)
         if not base:
-            raise LlmError(
-                "bad_request",
-                f"provider {self.id!r} ({self.kind}) needs a base_url",
-                provider=self.id,
+            raise ProviderConfigError(
+                f"provider {self.id!r} ({self.kind}) needs a base_url", provider=self.id
             )
         return base.rstrip("/")
 
@@ -108,7 +121,7 @@ class ProviderConfig(BaseModel):
             check_key_env(name)
             check_key_destination(self.url, name)
         except KeyPolicyError as error:
-            raise LlmError("bad_request", str(error), provider=self.id) from None
+            raise ProviderConfigError(str(error), provider=self.id) from None
         return os.environ.get(name) or None
 
 
@@ -124,7 +137,7 @@ def select_provider(
 
     `offline` picks the built-in runtime; an id picks a configured provider; a base URL alone
     makes an ad-hoc one; nothing picks the first configured provider, else offline. The
-    other arguments override fields for this call only. Raises LlmError naming the fix.
+    other arguments override fields for this call only. Raises ProviderConfigError naming the fix.
     """
     if provider_id == "offline":
         return None
@@ -132,9 +145,8 @@ def select_provider(
     chosen = next((p for p in configured if p.id == provider_id), None)
     if provider_id and chosen is None and not base_url:
         known = ", ".join(p.id for p in configured) or "none"
-        raise LlmError(
-            "bad_request",
-            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one",
+        raise ProviderConfigError(
+            f"no provider {provider_id!r} (configured: {known}); `laika models add` adds one"
         )
     if chosen is None and base_url:
         chosen = validated(
@@ -154,11 +166,11 @@ def select_provider(
 
 
 def validated(fields: dict[str, object], where: str = "") -> ProviderConfig:
-    """A ProviderConfig from `fields`, or LlmError (bad_request) naming what to fix."""
+    """A ProviderConfig from `fields`, or ProviderConfigError naming what to fix."""
     try:
         return ProviderConfig.model_validate(fields)
     except ValidationError as error:
-        raise LlmError("bad_request", where + validation_reasons(error)) from None
+        raise ProviderConfigError(where + validation_reasons(error)) from None
 
 
 def validation_reasons(error: ValidationError) -> str:
@@ -191,53 +203,87 @@ def default_provider(
 
 
 def load_default(path: Path | None = None) -> str | None:
-    """The default set in the providers file (a provider id or `offline`), if any."""
-    path = path or providers_path()
-    if not path.exists():
-        return None
-    value = json.loads(path.read_text(encoding="utf-8")).get("default")
-    return value if isinstance(value, str) else None
+    """The default provider in the settings registry (a provider id or `offline`), if any.
 
-
-def providers_path() -> Path:
-    return data_dir() / PROVIDERS_FILE
+    `path`, here and in `load_providers` / `save_providers`: the `providers.json` of another
+    data directory (its registry is used); none: this process's data directory.
+    """
+    return _registry(path).providers.default
 
 
 def load_providers(path: Path | None = None) -> list[ProviderConfig]:
-    path = path or providers_path()
+    """The providers of the settings registry (`providers.items`)."""
+    return list(_registry(path).providers.items)
+
+
+def save_providers(
+    providers: list[ProviderConfig],
+    path: Path | None = None,
+    *,
+    default: str | None = None,
+    who: Who = "cli",
+) -> Path:
+    """Replace the registry's providers as one change (keys are never part of a
+    ProviderConfig). The default (`default`, else the one saved) is kept while it names
+    `offline` or a provider. Returns the registry file."""
+    from ..config import registry
+
+    directory = _config_dir(path)
+    chosen = default or load_default(path)
+    if not (chosen == OFFLINE or any(p.id == chosen for p in providers)):
+        chosen = None
+    items = [p.model_dump(mode="json", exclude_defaults=True) for p in providers]
+    registry.mutate(
+        {"providers.items": items, "providers.default": chosen},
+        who=who,
+        tool="models",
+        directory=directory,
+    )
+    return registry.registry_file(directory)
+
+
+def _config_dir(path: Path | None) -> Path | None:
+    from ..config.files import CONFIG_DIR
+
+    return None if path is None else path.parent / CONFIG_DIR
+
+
+def _registry(path: Path | None) -> Registry:
+    from ..config import registry
+
+    return registry.load(_config_dir(path))
+
+
+def providers_path() -> Path:
+    """Where providers were kept before the settings registry (migrated once from there)."""
+    return data_dir() / PROVIDERS_FILE
+
+
+def read_providers_file(path: Path) -> list[ProviderConfig]:
+    """The providers of a `providers.json` (the file the registry migrates from)."""
     if not path.exists():
         return []
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:
-        raise LlmError("bad_request", f"{path} is not valid JSON ({error}); fix it") from None
+        raise ProviderConfigError(f"{path} is not valid JSON ({error}); fix it") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("providers", []), list):
-        raise LlmError("bad_request", f'{path} must be {{"providers": [...]}}; fix it')
+        raise ProviderConfigError(f'{path} must be {{"providers": [...]}}; fix it')
     return [
         validated(item, f"{path}, provider {_name(item, index)}: ")
         for index, item in enumerate(raw.get("providers", []))
     ]
 
 
+def read_default_file(path: Path) -> str | None:
+    """The default named in a `providers.json`, if any."""
+    if not path.exists():
+        return None
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    value = raw.get("default") if isinstance(raw, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def _name(item: object, index: int) -> str:
     name = item.get("id") if isinstance(item, dict) else None
     return repr(name) if isinstance(name, str) else f"#{index + 1}"
-
-
-def save_providers(
-    providers: list[ProviderConfig], path: Path | None = None, *, default: str | None = None
-) -> Path:
-    """Atomic write (temp file + rename); keys are never part of a ProviderConfig. The
-    default (`default`, else the one saved) is kept while it names `offline` or a provider."""
-    path = path or providers_path()
-    ensure_private_dir(path.parent)
-    chosen = default or load_default(path)
-    document: dict[str, object] = {
-        "providers": [p.model_dump(mode="json", exclude_defaults=True) for p in providers]
-    }
-    if chosen == OFFLINE or any(p.id == chosen for p in providers):
-        document["default"] = chosen
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
-    return path

@@ -2,7 +2,7 @@
 
 Messages never carry secrets: `scrub` removes the configured key (and, through
 `laika_host.redact`, anything shaped like a key or token) before an error is raised, logged
-or stored.
+or stored, and only then cuts the message to its bound.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import json
 import re
 from typing import Any, Literal
 
-from ..redact import redact_text
+from ..errors import ProviderFailedError, RefusedError
+from ..redact import REDACTED, redact_prefix
 
 ErrorKind = Literal[
     "auth",
@@ -32,7 +33,7 @@ _CONTEXT_WORDS = re.compile(
 MAX_MESSAGE = 500
 
 
-class LlmError(Exception):
+class LlmError(ProviderFailedError):
     """A model call failed. `kind` is stable; `spec_type` is spec 001's error type."""
 
     def __init__(
@@ -74,6 +75,22 @@ class LlmError(Exception):
             "provider": self.provider,
         }
 
+    def error_details(self) -> dict[str, Any] | None:
+        """What `provider_error` promises: `details` says how the provider failed."""
+        return {key: value for key, value in self.to_json().items() if key != "message"}
+
+
+class ProviderConfigError(RefusedError, LlmError):
+    """A provider setting that cannot be used as given (no base URL, a refused key
+    variable, an unknown id, a broken providers file): the user's to fix, not the provider's
+    failure. Kind `bad_request`, as before the one hierarchy."""
+
+    def __init__(self, message: str, *, provider: str | None = None) -> None:
+        super().__init__("bad_request", message, provider=provider)
+
+    def error_details(self) -> dict[str, Any] | None:
+        return None
+
 
 _TYPE_KINDS: dict[str, ErrorKind] = {
     "invalid_request_error": "bad_request",
@@ -90,33 +107,36 @@ def from_stream_error(error: object, *, provider: str | None = None) -> LlmError
     """An error object a provider sent inside its stream (`{"type", "message"}` or text)."""
     if isinstance(error, dict):
         kind = _TYPE_KINDS.get(str(error.get("type")), "provider")
-        message = str(error.get("message") or json.dumps(error))[:MAX_MESSAGE]
+        message = scrub(str(error.get("message") or json.dumps(error)))
     else:
-        kind, message = "provider", str(error)[:MAX_MESSAGE]
+        kind, message = "provider", scrub(str(error))
     if _CONTEXT_WORDS.search(message):
         kind = "context_too_long"
-    return LlmError(kind, f"error in the stream: {scrub(message)}", provider=provider)
+    return LlmError(kind, f"error in the stream: {message}", provider=provider)
 
 
-def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
+def scrub(text: str, secrets: tuple[str, ...] = (), *, limit: int = MAX_MESSAGE) -> str:
+    """`text` without the caller's own keys (`secrets`: replaced wherever they occur, even in
+    a shape no rule knows) nor anything `laika_host.redact` finds, then cut to `limit`."""
     for secret in secrets:
         if secret:
-            text = text.replace(secret, "[redacted]")
-    return redact_text(text)
+            text = text.replace(secret, REDACTED)
+    return redact_prefix(text, limit)
 
 
 def provider_message(body: bytes | str) -> str:
-    """The human part of an error body: `error.message`, `error` or the raw text."""
+    """The human part of an error body: `error.message`, `error` or the raw text; whole
+    (`scrub` cuts it, after redacting)."""
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     try:
         parsed = json.loads(text)
     except ValueError:
-        return text.strip()[:MAX_MESSAGE]
+        return text.strip()
     error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
     if isinstance(error, dict):
         message = error.get("message") or error.get("error") or json.dumps(error)
-        return str(message)[:MAX_MESSAGE]
-    return str(error)[:MAX_MESSAGE]
+        return str(message)
+    return str(error)
 
 
 def from_status(

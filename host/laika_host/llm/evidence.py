@@ -71,6 +71,7 @@ MONTHS = frozenset(
 class Block:
     kind: str  # heading, image, caption, code, table, byline, label, list, paragraph
     text: str
+    level: int = 0  # an ATX heading's level (a title written as plain text: 0)
 
 
 def blocks(markdown: str, title: str | None = None) -> list[Block]:
@@ -182,7 +183,8 @@ def _classify(kind: str, lines: list[str], after_image: bool, title: str | None)
         return Block("code", "")
     first = lines[0]
     if _HEADING.match(first):
-        return Block("heading", plain(first.lstrip("#").strip()))
+        level = len(first) - len(first.lstrip("#"))
+        return Block("heading", plain(first.lstrip("#").strip()), level)
     if first.startswith("|"):
         return Block("table", "")
     if _QUOTE_MARK.match(first):

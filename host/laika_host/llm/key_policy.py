@@ -21,6 +21,8 @@ import re
 
 import httpx
 
+from ..errors import RefusedError
+
 KEY_ENV_RULE = (
     "the variable holding a model key must be named *_API_KEY (like OPENAI_API_KEY) or "
     "LAIKA_* (like LAIKA_MY_KEY)"
@@ -31,7 +33,7 @@ _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 """One DNS label; httpx gives international names already as punycode (`xn--...`)."""
 
 
-class KeyPolicyError(ValueError):
+class KeyPolicyError(RefusedError, ValueError):
     """A provider setting these rules refuse; the message names the rule and the fix.
     A ValueError, so pydantic validators report it as a validation error."""
 

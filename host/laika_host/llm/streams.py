@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..redact import redact_prefix
+
 log = logging.getLogger("laika.llm")
 MAX_LOGGED_LINE = 200
 
@@ -54,14 +56,22 @@ def parse_json_line(text: str, *, where: str) -> dict[str, Any] | None:
                 {
                     "event": "malformed_json_line",
                     "where": where,
-                    "line": text[:MAX_LOGGED_LINE],
+                    "line": redact_prefix(text, MAX_LOGGED_LINE),
                     "error": str(error),
                 }
             )
         )
         return None
     if not isinstance(value, dict):
-        log.error(json.dumps({"event": "malformed_json_line", "where": where, "line": text[:200]}))
+        log.error(
+            json.dumps(
+                {
+                    "event": "malformed_json_line",
+                    "where": where,
+                    "line": redact_prefix(text, MAX_LOGGED_LINE),
+                }
+            )
+        )
         return None
     return value
 

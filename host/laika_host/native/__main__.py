@@ -2,6 +2,6 @@
 
 import sys
 
-from .host_main import run_host
+from .transport.host_main import run_host
 
 sys.exit(run_host(sys.argv[1:]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from ..errors import LaikaError, native_code
+
 
 class ErrorCode(StrEnum):
     BAD_FRAME = "bad_frame"
@@ -62,8 +64,10 @@ ERROR_TABLE: dict[ErrorCode, tuple[bool, str]] = {
 """code -> (retryable by default, meaning)."""
 
 
-class HostError(Exception):
-    """An error that becomes `{ok: false, error: {...}}` for one request."""
+class HostError(LaikaError):
+    """An error that becomes `{ok: false, error: {...}}` for one request. It carries its
+    code itself: the native protocol's own errors (frames, envelopes, routes) have no other
+    meaning than the code."""
 
     def __init__(
         self,
@@ -88,3 +92,20 @@ class HostError(Exception):
         if self.details is not None:
             body["details"] = self.details
         return body
+
+    def error_details(self) -> dict[str, Any] | None:
+        return self.details
+
+
+def host_error(error: LaikaError) -> HostError:
+    """`error` as the reply's error: its code from the one table (`laika_host.errors`), its
+    message, its details, and whether to retry when the error knows better than its code."""
+    if isinstance(error, HostError):
+        return error
+    retryable = getattr(error, "retryable", None)
+    return HostError(
+        ErrorCode(native_code(error)),
+        str(error),
+        details=error.error_details(),
+        retryable=retryable if isinstance(retryable, bool) else None,
+    )

@@ -2,8 +2,8 @@
 
 A tree instead of free Markdown lets us validate structure before anything is shown, and
 makes raw HTML impossible by construction: there is no node that carries markup. Node names
-follow mdast loosely (heading, paragraph, list, ...); `laika_host.render` turns a tree into
-Markdown.
+follow mdast loosely (heading, paragraph, list, ...); `laika_host.render.document_to_markdown`
+turns a tree into Markdown (render imports protocol, never the reverse).
 """
 
 from __future__ import annotations
@@ -162,11 +162,6 @@ class Document(LlmcpModel):
         if _node_depth(data) > MAX_DEPTH:
             raise rule_error(f"nests nodes deeper than {MAX_DEPTH} levels", at=("children",))
         return data
-
-    def to_markdown(self) -> str:
-        from ..render import document_to_markdown  # render imports protocol, not the reverse
-
-        return document_to_markdown(self)
 
 
 def _node_depth(data: Any) -> int:

@@ -35,12 +35,6 @@ class Assistant(OneOfRequired):
         """Which field carries the answer: the spec's render tree or the lenient fallback."""
         return "render" if self.render is not None else "markdown_fallback"
 
-    def answer_markdown(self) -> str:
-        """The answer as Markdown, whichever path the model took."""
-        if self.render is not None:
-            return self.render.to_markdown()
-        return self.markdown or ""
-
 
 class ResponsePacket(Envelope):
     """The model's reply to one request."""

@@ -228,10 +228,9 @@ TOOL_ARGUMENTS: dict[str, type[ToolArguments]] = {
 }
 """Every v1 tool name and the model its `arguments` must match."""
 
-BROWSER_TOOLS = frozenset(
-    name for name in TOOL_ARGUMENTS if name.startswith("browser.") or name == "search"
-)
-"""Tools the extension executes; the rest run in the host."""
+BROWSER_TOOLS = frozenset(name for name in TOOL_ARGUMENTS if name.startswith("browser."))
+"""Tools the extension executes; the rest run in the host (`search` too: it searches the
+user's library; `laika_host.tools.registry` says where each tool runs)."""
 
 
 class ToolCallBase(LlmcpModel):

@@ -9,6 +9,8 @@ model) must not reach the database, a log or a model. Three entry points:
 - `redact_url`: a URL: no user info, no secret-named query or fragment parameters, and no
   key in the path.
 - `redact_value`: parsed JSON: secret-named keys lose their value, URLs and text as above.
+- `redact_prefix`: text cut to a bound (an error message, a logged line), redacted before
+  the cut: a key cut in two matches no rule, so cutting first would keep its head.
 
 Every rule runs in linear time: patterns are anchored by a literal or a boundary, their
 quantifiers are bounded or never nested, scans remember where a run or line ends, and cheap
@@ -31,6 +33,7 @@ __all__ = [
     "drop_secret_params",
     "is_secret_name",
     "name_words",
+    "redact_prefix",
     "redact_string",
     "redact_text",
     "redact_url",
@@ -50,6 +53,17 @@ def redact_url(url: str) -> str:
             break
         url = redacted
     return url
+
+
+def redact_prefix(text: str, limit: int) -> str:
+    """At most `limit` characters of `text`, redacted first (see the module docstring); a
+    marker the cut would split is left out whole, so the result reads the same redacted again."""
+    redacted = redact_text(text)
+    cut = redacted[:limit]
+    marker = cut.find("[", max(0, limit - len(REDACTED) + 1))
+    if marker >= 0 and redacted.startswith(REDACTED, marker):
+        return cut[:marker]
+    return cut
 
 
 def redact_value(value: Any) -> Any:

@@ -59,7 +59,8 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[str], bool] | 
     ),
     (
         (),
-        re.compile(r"(?<![A-Za-z0-9/+.%_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=.%_-])"),
+        # a 40-character run of its own: no longer token around it (a dot only ends a sentence)
+        re.compile(r"(?<![A-Za-z0-9/+.%_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=%_-]|\.[A-Za-z0-9])"),
         _aws_secret,
     ),
     ((), _key(r"gh[pousr]_", 4, r"[A-Za-z0-9]{30,}"), None),
@@ -79,7 +80,7 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[str], bool] | 
     ((), _key("npm_", 4, r"[A-Za-z0-9]{30,}"), None),
     ((), _key("hf_", 3, r"[A-Za-z0-9]{30,}"), None),
     ((), _key("pypi-", 5, r"[A-Za-z0-9_-]{50,}"), None),
-    ((), _key(r"SG\.", 3, r"[\w-]{16,}\.[\w-]{16,}"), None),
+    ((), _key(r"SG\.", 3, r"[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), None),
     ((), _key(r"shp(?:at|ca|pa|ss)_", 6, r"[a-fA-F0-9]{32}"), None),
     ((), _key(r"do[opr]_v1_", 7, r"[a-f0-9]{64}"), None),
     ((":AA",), re.compile(r"[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"), None),

@@ -1,11 +1,12 @@
 """Reading one value after a secret name: where it ends and whether it is a secret.
 
 A quoted value ends at the first quote no backslash escapes (and that no letter follows:
-Markdown writes `\\"` as `\\\\"`); unterminated, it runs to the end of its line. A bare value
-runs to a space, quote, `<`, `>`, `&`, `;`, `,` or closing bracket. Either is replaced whole,
-however long: `Reader` remembers where the last line and run it found end, so the operators
-inside one long value cost a lookup each, not another scan, and values are judged by a
-bounded prefix (`_values`).
+Markdown writes `\\"` as `\\\\"`); unterminated, it runs to the end of its line. A value
+quoted with escaped quotes (`password: \\"x\\"`, as in a JSON string or Markdown) ends at
+the next escaped quote. A bare value runs to a space, quote, `<`, `>`, `&`, `;`, `,` or
+closing bracket. Either is replaced whole, however long: `Reader` remembers where the last
+line and run it found end, so the operators inside one long value cost a lookup each, not
+another scan, and values are judged by a bounded prefix (`_values`).
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ class Reader:
             return None
         if text[at] in "\"'":
             return self._quoted(head, at)
+        if text[at] == "\\" and text[at + 1 : at + 2] in ('"', "'"):
+            return self._quoted(head, at + 1, escaped=True)
         if text[at] == "(":
             return None  # "Password: (optional)": a remark, not a value
         end = _trimmed(text, at, self.run_end(at))
@@ -75,9 +78,10 @@ class Reader:
             return None
         return (at, end) if _bare_is_secret(head, text, at, end) else None
 
-    def _quoted(self, head: Head, at: int) -> Span | None:
-        """Inside the quotes; an unterminated value runs to the end of its line."""
-        close = self._closing(at)
+    def _quoted(self, head: Head, at: int, *, escaped: bool = False) -> Span | None:
+        """Inside the quotes; an unterminated value runs to the end of its line. `escaped`:
+        the quote at `at` has a backslash before it, and so has the one that closes it."""
+        close = self._closing(at, escaped=escaped)
         start, end = at + 1, self.line_end(at) if close is None else close
         if end <= start or self.text[start:end] == REDACTED:
             return None
@@ -85,14 +89,15 @@ class Reader:
             return None  # `"session": "3"`; short, so ending here scanned little
         return (start, end)
 
-    def _closing(self, at: int) -> int | None:
-        """The quote that closes the one at `at`: not escaped by a backslash, and not
-        followed by a letter or digit (Markdown writes `\\"` as `\\\\"`: the string goes on)."""
+    def _closing(self, at: int, *, escaped: bool = False) -> int | None:
+        """The quote that closes the one at `at`: escaped by a backslash as that one is (or
+        not), and not followed by a letter or digit (Markdown writes `\\"` as `\\\\"`: the
+        string goes on). Escaped, the span ends before the closing quote's backslash."""
         text, quote, line_end = self.text, self.text[at], self.line_end(at)
         search = at + 1
         while (close := text.find(quote, search, line_end)) >= 0:
-            if not _escaped(text, close) and not text[close + 1 : close + 2].isalnum():
-                return close
+            if _escaped(text, close) == escaped and not text[close + 1 : close + 2].isalnum():
+                return close - escaped
             search = close + 1
         return None
 

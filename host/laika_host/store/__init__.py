@@ -1,11 +1,12 @@
 """The store: one SQLite file (`<data dir>/laika.db`) for everything Laika keeps.
 
     async with open_store() as store:
-        saved = await store.sources.save_capture("Inbox", capture)
+        saved = await store.sources.save_capture("Reading", capture)
         hits = await store.search.query("solar panels")
 
 Repositories, one module each: `collections`, `sources`, `jobs` (capture queue), `chat`,
-`artifacts`, `runs` (LLM runs), `search` (FTS5). `_db` holds the connection and the retried
+`artifacts`, `runs` (LLM runs), `search` (FTS5), `tool_calls` (the Policy Gate's audit
+trail), `tool_rules` (remembered decisions). `_db` holds the connection and the retried
 write transactions; `migrations` the numbered schema steps.
 """
 

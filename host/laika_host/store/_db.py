@@ -26,9 +26,11 @@ from typing import Any
 
 import aiosqlite
 
-from .errors import StoreBusyError, StoreError, StoreUnavailableError
+from .errors import StoreBusyError, StoreCorruptError, StoreError, StoreUnavailableError
+from .header import refuse_foreign_wal
 from .lock_holders import lock_holders
-from .sqlite_errors import storage_error
+from .rows import DamagedValueError, row_type
+from .sqlite_errors import SQLITE_FAILURES, damaged_error, one_line, storage_error
 
 log = logging.getLogger("laika.store")
 
@@ -36,6 +38,8 @@ BUSY_TIMEOUT_MS = 5_000
 PAGE_SIZE = 8192
 WRITE_DEADLINE_SECONDS = 60.0
 _BUSY_WORDS = ("database is locked", "database is busy", "database table is locked")
+_RULES = ("CHECK constraint failed", "NOT NULL constraint failed", "FOREIGN KEY constraint failed")
+_FINDINGS = 3  # quick_check stops after this many
 
 Row = sqlite3.Row
 Params = tuple[Any, ...] | dict[str, Any]
@@ -74,6 +78,10 @@ def busy_error(path: Path, waited: float, *, writing: bool) -> StoreError:
     )
 
 
+def _breaks_a_rule(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.IntegrityError) and str(error).startswith(_RULES)
+
+
 def is_busy(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and any(
         word in str(error) for word in _BUSY_WORDS
@@ -102,7 +110,9 @@ def _reported(path: Path) -> Iterator[None]:
     """Raise a full disk, a damaged file or an unusable one as the store error naming it."""
     try:
         yield
-    except sqlite3.Error as error:
+    except DamagedValueError as error:  # a stored value read inside a transaction
+        raise damaged_error(path, f"a stored row holds {error.problem}") from error
+    except SQLITE_FAILURES as error:
         translated = storage_error(error, path)
         if translated is None:
             raise
@@ -124,12 +134,16 @@ class Database:
     async def open(cls, path: Path, *, write_deadline: float | None = None) -> Database:
         """Connect with this connection's settings; nothing is written to the file yet (a
         file from a newer Laika must be refused untouched: see `prepare_file`). Locks are
-        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`)."""
+        waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`).
+        A -wal that is not the file's own is refused before connecting: the first read would
+        replay it, and closing the connection would checkpoint it into the file."""
+        if path != Path(":memory:"):
+            refuse_foreign_wal(path)
         deadline = write_deadline_seconds() if write_deadline is None else write_deadline
         busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
             connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
-        connection.row_factory = sqlite3.Row
+        connection.row_factory = row_type(path)  # rows name their file (`rows.from_row`)
         database = cls(connection, path, write_deadline=deadline)
         try:
             for pragma in (
@@ -205,9 +219,29 @@ class Database:
                 with _reported(self.path):
                     yield self.connection
                 await self._retry_busy(lambda: self.connection.execute("COMMIT"), writing=True)
-            except BaseException:
+            except BaseException as error:
                 await _run_to_end(self._rollback())
+                if _breaks_a_rule(error) and (finding := await self._rule_broken_in_file()):
+                    raise damaged_error(
+                        self.path, f"a write hit {error}, and SQLite's check finds: {finding}"
+                    ) from error
                 raise
+
+    async def _rule_broken_in_file(self) -> str | None:
+        """What `integrity_check` finds when a write broke a CHECK, NOT NULL or FOREIGN KEY
+        rule. Laika checks what it writes, so a rule broken by a value computed from a stored
+        one (a count damaged below 0, plus 1), or by a damaged index that no longer finds the
+        parent row, is the file's damage, and the check finds it there. Only on this failing
+        path: the check reads the whole file. None when the file is whole (then the write
+        itself was wrong, or raced a delete: raised as it is)."""
+        try:
+            rows = await self.fetch_all(f"PRAGMA integrity_check({_FINDINGS})")
+        except StoreCorruptError as error:  # too damaged for the check to read it all
+            return one_line(str(error.__cause__ or error))
+        except StoreError:
+            return None
+        findings = [str(row[0]) for row in rows if str(row[0]) != "ok"]
+        return one_line("; ".join(findings)) if findings else None
 
     async def _rollback(self) -> None:
         """End whatever transaction is open once the thread's queued statements are done.

@@ -11,10 +11,12 @@ from .errors import InvalidInputError
 from .ids import new_id, now_ms
 from .records import ChatEvent, ChatRole, loads, required_time
 from .redact import redact_row
+from .rows import from_row
 
 MAX_CHAT_MARKDOWN = 200_000
 
 
+@from_row
 def _event(row: Row) -> ChatEvent:
     return ChatEvent(
         id=row["id"],

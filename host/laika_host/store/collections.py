@@ -9,9 +9,9 @@ from ._db import Database, Row
 from .errors import ConflictError, NotFoundError
 from .ids import new_id, now_ms
 from .records import Collection, loads, required_time
+from .rows import from_row
 from .titles import clean_title, title_key
 
-DEFAULT_COLLECTION = "Inbox"
 NAMED_IN_ERRORS = 20
 _SELECT = (
     "SELECT c.*, (SELECT count(*) FROM sources s WHERE s.collection_id = c.id) AS source_count "
@@ -19,6 +19,7 @@ _SELECT = (
 )
 
 
+@from_row
 def _record(row: Row) -> Collection:
     return Collection(
         id=row["id"],

@@ -21,7 +21,8 @@ from urllib.parse import quote
 from ._db import Database
 from .errors import InvalidInputError, NotFoundError, StoreError
 from .file_check import check_file
-from .sqlite_errors import storage_error
+from .header import refuse_foreign_wal
+from .sqlite_errors import SQLITE_FAILURES, storage_error
 
 MAX_PROBLEMS = 20  # quick_check / integrity_check stop after this many
 _FTS_TABLES = ("sources_fts", "artifacts_fts")
@@ -72,7 +73,12 @@ async def _problems(database: Database, full: bool) -> list[str]:
     lines = [line for row in rows for line in str(row[0]).splitlines()]
     problems = [line for line in lines if not _is_noise(line)]
     if full and await _has_tables(database):
-        problems += [problem for table in _FTS_TABLES if (problem := await _fts(database, table))]
+        # FTS5's check is an INSERT: rolled back, so a header SQLite would rewrite on commit
+        # (a wrong page count in it) keeps every byte too
+        async with database.snapshot():
+            problems += [
+                problem for table in _FTS_TABLES if (problem := await _fts(database, table))
+            ]
     return problems
 
 
@@ -89,7 +95,7 @@ async def _fts(database: Database, table: str) -> str | None:
     """FTS5's own check that its index matches the rows it indexes."""
     try:
         await database.connection.execute(f"INSERT INTO {table}({table}) VALUES('integrity-check')")
-    except sqlite3.Error as error:
+    except SQLITE_FAILURES as error:
         return f"{table}: {error}"
     return None
 
@@ -129,6 +135,7 @@ def backup_database(source: Path, target: Path, *, force: bool = False) -> Backu
 def _refuse_bad_target(source: Path, target: Path, force: bool) -> None:
     if not source.is_file():
         raise NotFoundError(f"there is no database at {source} yet: nothing to back up")
+    refuse_foreign_wal(source)  # a copy would mix the two
     if not target.parent.is_dir():
         raise InvalidInputError(f"cannot write {target}: {target.parent} is not a directory")
     if target.exists() and target.samefile(source):
@@ -144,7 +151,7 @@ def _copy(source: Path, partial: Path) -> None:
             live.backup(copy)
             copy.execute("PRAGMA journal_mode = DELETE")  # the copy stands alone
             problems = [str(row[0]) for row in copy.execute(f"PRAGMA quick_check({MAX_PROBLEMS})")]
-        except sqlite3.Error as error:
+        except SQLITE_FAILURES as error:
             raise (storage_error(error, source) or error) from error
     if problems != ["ok"]:
         raise InvalidInputError(
@@ -161,7 +168,7 @@ def _sqlite(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
     uri = f"file:{quote(str(path.absolute()))}" + ("?mode=ro" if read_only else "")
     try:
         connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
-    except sqlite3.Error as error:
+    except SQLITE_FAILURES as error:
         raise (storage_error(error, path) or error) from error
     try:
         yield connection

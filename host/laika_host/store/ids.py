@@ -1,4 +1,5 @@
-"""Typed ids (`col_`, `src_`, `job_`, `chat_`, `art_`, `run_` + UUID) and epoch-ms clocks."""
+"""Typed ids (`col_`, `src_`, `job_`, `chat_`, `art_`, `run_`, `call_`, `rule_` + UUID) and
+epoch-ms clocks."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Literal
 
-IdPrefix = Literal["col", "src", "job", "chat", "art", "run"]
+IdPrefix = Literal["col", "src", "job", "chat", "art", "run", "call", "rule"]
 
 
 def new_id(prefix: IdPrefix) -> str:

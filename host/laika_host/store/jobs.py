@@ -16,11 +16,13 @@ from typing import Literal
 
 import aiosqlite
 
+from ..defaults import LIST_LIMIT
 from ..redact import redact_text
 from ._db import Database, Row
 from .errors import ConflictError, InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
 from .records import CaptureJob, JobStatus, SaveOutcome, required_time, time_of
+from .rows import from_row
 
 MAX_ATTEMPTS = 3
 RETRY_BASE_MS = 5_000
@@ -68,6 +70,7 @@ def _owner_is_gone(owner: str | None) -> bool:
     return False
 
 
+@from_row
 def _job(row: Row) -> CaptureJob:
     return CaptureJob(
         id=row["id"],
@@ -260,7 +263,11 @@ class Jobs:
         return _job(row)
 
     async def list(
-        self, *, status: JobStatus | None = None, collection_id: str | None = None, limit: int = 100
+        self,
+        *,
+        status: JobStatus | None = None,
+        collection_id: str | None = None,
+        limit: int = LIST_LIMIT,
     ) -> list[CaptureJob]:
         clauses: list[str] = []
         params: list[str] = []

@@ -3,13 +3,15 @@
 Add a migration by appending a function to `MIGRATIONS`; never edit one that has shipped.
 Opening an older file applies the missing ones (in one transaction each); a file whose
 `user_version` is higher than `len(MIGRATIONS)` was written by a newer Laika and is refused.
-Whether a file is Laika's at all is decided before any of this runs (`file_check`).
+Whether a file is Laika's at all is decided before any of this runs (`file_check`); each
+migration's own transaction checks again that the file is where its header and its record say
+it is, so no schema is ever created or changed inside a file that does not agree.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import aiosqlite
@@ -17,12 +19,16 @@ import aiosqlite
 from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
+from .schema_artifact_runs import SCHEMA_ARTIFACT_RUNS
+from .schema_tool_calls import SCHEMA_TOOL_CALLS
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
+from .sqlite_errors import damaged_error
 from .titles import title_key
 
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 LAIKA_APPLICATION_ID = 0x4C41494B  # "LAIK": marks the file as Laika's in the SQLite header
+RECORD_LIMIT = 1000  # rows of `_migrations` read: a damaged or foreign one may hold millions
 
 
 async def m001_initial(connection: aiosqlite.Connection) -> None:
@@ -64,12 +70,80 @@ async def m004_title_keys(connection: aiosqlite.Connection) -> None:
     await connection.execute("CREATE UNIQUE INDEX collections_by_key ON collections (title_key)")
 
 
+async def m005_artifact_runs(connection: aiosqlite.Connection) -> None:
+    """Artifacts keep their items, source hashes, provider, progress, warnings and owner
+    (transform runs: resumable, stale-aware, never stuck `running`)."""
+    for statement in _statements(SCHEMA_ARTIFACT_RUNS):
+        await connection.execute(statement)
+
+
+async def m006_tool_calls(connection: aiosqlite.Connection) -> None:
+    """The Policy Gate's audit trail (every proposed tool call, its decision and result) and
+    the decisions a user asked to remember."""
+    for statement in _statements(SCHEMA_TOOL_CALLS):
+        await connection.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
     m003_application_id,
     m004_title_keys,
+    m005_artifact_runs,
+    m006_tool_calls,
 ]
+
+
+def migration_names() -> list[str]:
+    """What `_migrations` holds once every migration ran, in order."""
+    return [migration.__name__ for migration in MIGRATIONS]
+
+
+def application_id_at(version: int) -> int:
+    """The header's application_id of a whole Laika file at `version` (m003 sets it)."""
+    return LAIKA_APPLICATION_ID if m003_application_id in MIGRATIONS[:version] else 0
+
+
+def is_newer_record(version: int, record: Sequence[str]) -> bool:
+    """A newer Laika's file: all our migrations recorded, more after them, and a header that
+    counts them all (a newer Laika writes its record and the version in one transaction)."""
+    known = migration_names()
+    return version > len(known) and len(record) == version and set(known) <= set(record)
+
+
+def record_problem(version: int, record: Sequence[str]) -> str | None:
+    """Why the header's schema version and the migration record disagree, if they do.
+
+    Both are written in the transaction that applies a migration, so they differ only when
+    the file was damaged; migrating such a file would create tables over the ones it holds."""
+    if sorted(record) != sorted(migration_names()[: len(record)]):
+        return f"its record of migrations (_migrations) is not Laika's ({_shown(record)})"
+    if version != len(record):
+        return (
+            f"its header says schema version {version}, but its record of migrations "
+            f"(_migrations) lists {len(record)}"
+        )
+    return None
+
+
+def new_file_problem(objects: int, pages: int, free: int) -> str | None:
+    """Why a file at schema version 0 is not new: a new one has no schema object, and no page
+    of data besides the first (a dropped table's pages are on the freelist)."""
+    if objects:
+        return "it holds tables, but its header says schema version 0"
+    if pages - free > 1:
+        return (
+            f"it lists no tables, yet {pages - free - 1} of its pages hold data (the page "
+            "that lists its tables is damaged)"
+        )
+    return None
+
+
+def _shown(names: Sequence[str]) -> str:
+    """A few recorded names, escaped and short: they are whatever the damaged file holds."""
+    listed = ", ".join(repr(name[:40]) for name in sorted(names)[:5])
+    more = len(names) - 5
+    return (f"{listed} and {more} more" if more > 0 else listed) or "empty"
 
 
 def _statements(script: str) -> list[str]:
@@ -107,6 +181,7 @@ async def migrate(database: Database, *, upto: int | None = None) -> list[str]:
             await _refuse_newer(database, current)
             if current >= number:
                 continue  # another process got here first
+            await _refuse_unrecorded(connection, database.path, current)
             await connection.execute(
                 "CREATE TABLE IF NOT EXISTS _migrations "
                 "(name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
@@ -119,6 +194,38 @@ async def migrate(database: Database, *, upto: int | None = None) -> list[str]:
             await connection.execute(f"PRAGMA user_version = {number}")
             applied.append(migration.__name__)
     return applied
+
+
+async def _refuse_unrecorded(connection: aiosqlite.Connection, path: Path, current: int) -> None:
+    """The last guard before a migration writes, in its own transaction: a file at version 0
+    must hold nothing, and one past it must have the record its header claims."""
+    if current == 0:
+        counts = [
+            await _count(connection, sql)
+            for sql in (
+                "SELECT count(*) FROM sqlite_master",
+                "PRAGMA page_count",
+                "PRAGMA freelist_count",
+            )
+        ]
+        if (problem := new_file_problem(*counts)) is not None:
+            raise damaged_error(path, problem)
+        return
+    cursor = await connection.execute(
+        "SELECT name FROM pragma_table_info('_migrations') WHERE name = 'name'"
+    )
+    if await cursor.fetchone() is None:
+        raise damaged_error(path, "its record of migrations (table _migrations) is missing")
+    cursor = await connection.execute(f"SELECT name FROM _migrations LIMIT {RECORD_LIMIT}")
+    problem = record_problem(current, [str(row[0]) for row in await cursor.fetchall()])
+    if problem is not None:
+        raise damaged_error(path, problem)
+
+
+async def _count(connection: aiosqlite.Connection, sql: str) -> int:
+    cursor = await connection.execute(sql)
+    row = await cursor.fetchone()
+    return int(row[0]) if row else 0
 
 
 async def _version_in(connection: aiosqlite.Connection) -> int:

@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from .errors import StoreCorruptError
 from .ids import iso
+from .rows import DamagedValueError, damaged_value
+from .sqlite_errors import one_line
 
 SourceKind = Literal["url", "note", "image"]
 CaptureStatus = Literal["pending", "captured", "failed"]
@@ -145,6 +146,19 @@ class Artifact(Record):
     created_at: str
     updated_at: str
     completed_at: str | None
+    items: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="The checked items (transforms)."
+    )
+    sources: list[dict[str, JsonValue]] = Field(
+        default_factory=list, description="`{source_id, content_hash}` it was built from."
+    )
+    provider: str | None = None
+    progress: dict[str, JsonValue] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    partial: bool = False
+    owner: str | None = Field(default=None, description="The process running it.")
+    heartbeat_at: str | None = None
+    cancel_requested: bool = False
 
 
 class LlmRun(Record):
@@ -186,18 +200,19 @@ def loads(text: str | None, default: Any) -> Any:
     try:
         return json.loads(text)
     except ValueError as error:
-        raise StoreCorruptError(
-            f"a stored value is damaged ({error}): the database file may be truncated or "
-            "corrupt. Check it with `sqlite3 laika.db 'PRAGMA integrity_check'` in the data "
-            "directory, and restore it from a backup if that reports problems."
-        ) from None
+        raise DamagedValueError(f"JSON that does not parse ({one_line(str(error))})") from None
 
 
 def time_of(row: Any, key: str) -> str | None:
-    return iso(row[key])
+    """A stored time (epoch ms) as ISO-8601; damage can leave text or a number no date has."""
+    try:
+        return iso(row[key])
+    except (TypeError, ValueError, OverflowError, OSError) as error:
+        raise damaged_value(row, f"{key} that is not a time ({one_line(str(error))})") from None
 
 
 def required_time(row: Any, key: str) -> str:
-    value = iso(row[key])
-    assert value is not None, key
+    value = time_of(row, key)
+    if value is None:  # the column is NOT NULL
+        raise damaged_value(row, f"no {key}, which Laika always writes")
     return value

@@ -19,11 +19,6 @@ _PLAIN = frozenset(
 )
 
 
-def redact_secrets(value: Any) -> Any:
-    """A copy of parsed JSON with secret-named keys and secret-looking strings replaced."""
-    return redact_value(value)
-
-
 def redact_row(columns: dict[str, Any]) -> dict[str, Any]:
     """`columns` (name -> value about to be written) with every secret replaced."""
     return {name: redact_column(name, value) for name, value in columns.items()}

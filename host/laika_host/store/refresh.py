@@ -9,7 +9,13 @@ archived in `source_versions` either way.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
 from ..capture.models import Capture
+from .records import CaptureStatus, loads
+from .rows import DamagedValueError, from_row
 
 MIN_TEXT_RATIO = 0.5
 """A new capture with less than this share of the saved text does not replace it."""
@@ -35,3 +41,42 @@ def keep_reason(saved_text_chars: int, saved_signals: list[str], capture: Captur
             "copy. Refresh with --force to replace it anyway"
         )
     return None
+
+
+class SavedCopy(BaseModel):
+    """The saved capture a new one is compared with, checked before anything is written: a
+    damaged row (a version below 1, text where a count belongs) must stop the write, not
+    reach an archive or an UPDATE half-way."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    id: str
+    status: CaptureStatus
+    content_hash: str | None
+    version: int = Field(ge=1, lt=2**63 - 1)
+    """Below SQLite's largest INTEGER: the next capture stores it plus one."""
+    text_chars: int = Field(ge=0)
+    signals: list[str]
+    previous_hashes: list[str]
+
+    @property
+    def captured(self) -> bool:
+        return self.status == "captured"
+
+
+@from_row
+def saved_copy(row: Any) -> SavedCopy:
+    """From `id, capture_status, content_hash, capture_version, text_chars, signals,
+    provenance_json` of a `sources` row."""
+    provenance = loads(row["provenance_json"], {})
+    if not isinstance(provenance, dict):
+        raise DamagedValueError("provenance that is not a JSON object")
+    return SavedCopy(
+        id=row["id"],
+        status=row["capture_status"],
+        content_hash=row["content_hash"],
+        version=row["capture_version"],
+        text_chars=row["text_chars"] or 0,
+        signals=loads(row["signals"], []),
+        previous_hashes=provenance.get("previous_hashes", []),
+    )

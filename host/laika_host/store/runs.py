@@ -13,6 +13,7 @@ from ._db import Database, Row
 from .errors import NotFoundError
 from .ids import new_id, now_ms
 from .records import LlmRun, loads, required_time
+from .rows import from_row
 
 
 @dataclass
@@ -39,6 +40,7 @@ class RunUsage:
         return (self.input_tokens or 0) + (self.output_tokens or 0)
 
 
+@from_row
 def _run(row: Row) -> LlmRun:
     return LlmRun(
         id=row["id"],

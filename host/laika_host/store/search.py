@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import re
 
+from ..defaults import MAX_SEARCH_LIMIT, SEARCH_LIMIT
 from ..stopwords import STOPWORDS
 from ._db import Database, Row
 from .errors import InvalidInputError
 from .records import SearchHit
+from .rows import from_row
 
 TITLE_WEIGHT = 8.0
 SNIPPET_CHARS = 200
-MAX_LIMIT = 200
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
 _WORD = re.compile(r"\w+")
 
@@ -111,6 +112,7 @@ def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHA
     return ("…" if start > 0 else "") + window + ("…" if more else "")
 
 
+@from_row
 def _hit(row: Row, pattern: re.Pattern[str] | None) -> SearchHit:
     return SearchHit(
         kind=row["kind"],
@@ -132,11 +134,11 @@ class Search:
         text: str,
         *,
         collection_id: str | None = None,
-        limit: int = 20,
+        limit: int = SEARCH_LIMIT,
         include_artifacts: bool = True,
     ) -> list[SearchHit]:
-        if not 1 <= limit <= MAX_LIMIT:
-            raise InvalidInputError(f"limit must be between 1 and {MAX_LIMIT}")
+        if not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise InvalidInputError(f"limit must be between 1 and {MAX_SEARCH_LIMIT}")
         query = Query(text)
         hits = await self._run(query, query.fts(), collection_id, limit, include_artifacts)
         if not hits and " AND " in query.fts():

@@ -23,6 +23,7 @@ from cmarkgfm import cmark
 from ..capture.models import Capture
 from ..capture.text import markdown_to_text
 from ..capture.urls import is_web_url, normalize_url, strip_credentials
+from ..defaults import LIST_LIMIT
 from ..redact import redact_text, redact_url
 from ._db import Database, Row
 from .collections import Collections
@@ -40,14 +41,14 @@ from .records import (
     time_of,
 )
 from .redact import redact_row
-from .refresh import keep_reason
+from .refresh import keep_reason, saved_copy
+from .rows import from_row
 from .titles import clean_title
 from .versions import Versions, archive
 
 SUMMARY_CHARS = 480
 MAX_NOTE_CHARS = 1_000_000
 MAX_PREVIOUS_HASHES = 20
-DEFAULT_LIST_LIMIT = 100
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _LIST_COLUMNS = (
     "id, collection_id, kind, url, normalized_url, title, capture_status, capture_version, "
@@ -88,6 +89,7 @@ def media_of(markdown: str) -> list[dict[str, str]]:
     return list(seen.values())
 
 
+@from_row
 def _source(row: Row) -> Source:
     return Source(
         id=row["id"],
@@ -111,6 +113,20 @@ def _source(row: Row) -> Source:
     )
 
 
+@from_row
+def _body(row: Row) -> dict[str, Any]:
+    return {
+        "source_id": row["id"],
+        "url": row["url"] or f"laika:source/{row['id']}",
+        "title": row["title"] or "(untitled)",
+        "markdown": row["capture_markdown"] or "",
+        "text": row["capture_text"] or "",
+        "summary": row["capture_summary"] or "",
+        "captured_at": time_of(row, "captured_at"),
+    }
+
+
+@from_row
 def _detail(row: Row) -> SourceDetail:
     return SourceDetail(
         **_source(row).model_dump(),
@@ -219,18 +235,17 @@ class Sources:
                 now=now,
             )
             return "new", source_id, None
-        captured = row["capture_status"] == "captured"
-        if captured and row["content_hash"] == capture.content_hash:
-            return "unchanged", row["id"], None
-        reason = keep_reason(row["text_chars"] or 0, loads(row["signals"], []), capture)
-        if captured and reason and not force:
-            return "kept", row["id"], reason
-        await archive(connection, row["id"], now)
-        previous = loads(row["provenance_json"], {})
-        history = list(previous.get("previous_hashes", []))
-        if row["content_hash"]:
-            history = [*history, row["content_hash"]][-MAX_PREVIOUS_HASHES:]
-        version = row["capture_version"] + (1 if row["capture_status"] == "captured" else 0)
+        saved = saved_copy(row)  # checked before anything below writes
+        if saved.captured and saved.content_hash == capture.content_hash:
+            return "unchanged", saved.id, None
+        reason = keep_reason(saved.text_chars, saved.signals, capture)
+        if saved.captured and reason and not force:
+            return "kept", saved.id, reason
+        await archive(connection, saved.id, now)
+        history = list(saved.previous_hashes)
+        if saved.content_hash:
+            history = [*history, saved.content_hash][-MAX_PREVIOUS_HASHES:]
+        version = saved.version + (1 if saved.captured else 0)
         assignments = {
             **columns,
             "url": capture.url,
@@ -242,10 +257,10 @@ class Sources:
         assignments = redact_row(assignments)  # no write path may store a secret
         await connection.execute(
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
-            (*assignments.values(), row["id"]),
+            (*assignments.values(), saved.id),
         )
         await self.collections.touch(collection_id, now)
-        return "updated", row["id"], None
+        return "updated", saved.id, None
 
     async def _insert(
         self,
@@ -420,7 +435,7 @@ class Sources:
         return await self._versions.get(source_id, version)
 
     async def list(
-        self, collection: str | None = None, *, limit: int = DEFAULT_LIST_LIMIT, offset: int = 0
+        self, collection: str | None = None, *, limit: int = LIST_LIMIT, offset: int = 0
     ) -> list[Source]:
         where: str = ""
         params: tuple[str, ...] = ()
@@ -445,18 +460,7 @@ class Sources:
             "ORDER BY added_at DESC, seq DESC LIMIT ?",
             (collection_id, limit),
         )
-        return [
-            {
-                "source_id": row["id"],
-                "url": row["url"] or f"laika:source/{row['id']}",
-                "title": row["title"] or "(untitled)",
-                "markdown": row["capture_markdown"] or "",
-                "text": row["capture_text"] or "",
-                "summary": row["capture_summary"] or "",
-                "captured_at": time_of(row, "captured_at"),
-            }
-            for row in rows
-        ]
+        return [_body(row) for row in rows]
 
     async def delete(self, source_id: str) -> Source:
         source = await self.get_summary(source_id)

@@ -2,6 +2,9 @@
 
 A full disk, a damaged or foreign file and a file we cannot open or write are each reported
 with the file's path and the fix; everything else stays a plain `sqlite3.Error` (a bug).
+Python's sqlite3 decodes SQLite's messages as UTF-8, so damage that puts other bytes in one
+(a table's SQL text quoted in "malformed database schema (...)") raises `UnicodeDecodeError`
+instead: `SQLITE_FAILURES` is what a call into SQLite can raise about the file.
 """
 
 from __future__ import annotations
@@ -32,7 +35,12 @@ _SCHEMA_GONE = (
 # SQLite's words (with SQLITE_ERROR, not SQLITE_CORRUPT) for a header it cannot read: the
 # schema format number or another header field holds a value no SQLite writes.
 _HEADER_DAMAGED = frozenset({"unsupported file format"})
+# FTS5's words (SQLITE_ERROR) when its index's stored format number was overwritten.
+_INDEX_DAMAGED = ("invalid fts5 file format",)
 _NOT_UTF8 = "Could not decode to UTF-8"
+_QUOTED_CHARS = 120  # of a message quoting the file's own damaged bytes
+
+SQLITE_FAILURES = (sqlite3.Error, UnicodeDecodeError)
 
 
 def _column_named(error: sqlite3.Error) -> str:
@@ -64,8 +72,24 @@ def foreign_error(path: Path, problem: str) -> StoreCorruptError:
     )
 
 
-def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
+def one_line(text: str) -> str:
+    """Text quoted from the file (damaged, so anything) as one short printable line."""
+    flat = " ".join(text.split())
+    return "".join(char if char.isprintable() else "?" for char in flat[:_QUOTED_CHARS])
+
+
+def _undecodable(error: UnicodeDecodeError) -> str:
+    """SQLite's message, with its bytes that are not UTF-8 (and controls) made visible."""
+    raw = error.object if isinstance(error.object, bytes) else bytes(error.object)
+    return one_line(raw.decode("utf-8", "replace"))
+
+
+def storage_error(error: sqlite3.Error | UnicodeDecodeError, path: Path) -> StoreError | None:
     """The store error for a failure caused by the file or its disk, else None."""
+    if isinstance(error, UnicodeDecodeError):
+        return damaged_error(
+            path, f"SQLite reads bytes that are not text in it ({_undecodable(error)})"
+        )
     code = primary_code(error)
     if code == sqlite3.SQLITE_FULL:
         return StoreFullError(
@@ -82,6 +106,8 @@ def storage_error(error: sqlite3.Error, path: Path) -> StoreError | None:
         return damaged_error(path, f"a stored text ({_column_named(error)}) is not valid UTF-8")
     if code == sqlite3.SQLITE_ERROR and str(error) in _HEADER_DAMAGED:
         return damaged_error(path, f"its header is damaged ({error})")
+    if code == sqlite3.SQLITE_ERROR and str(error).startswith(_INDEX_DAMAGED):
+        return damaged_error(path, f"its search index is damaged ({error})")
     if code == sqlite3.SQLITE_ERROR and any(words in str(error) for words in _SCHEMA_GONE):
         return damaged_error(path, f"part of its schema is missing or was changed ({error})")
     if code in _UNAVAILABLE:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..paths import data_dir, ensure_private_dir, tighten_file
 from ._db import Database
+from .artifact_runs import ArtifactRuns
 from .artifacts import Artifacts
 from .chat import Chat
 from .collections import Collections
@@ -17,6 +18,8 @@ from .migrations import migrate, schema_version
 from .runs import Runs
 from .search import Search
 from .sources import Sources
+from .tool_calls import ToolCalls
+from .tool_rules import ToolRules
 
 DB_FILE_NAME = "laika.db"
 
@@ -35,8 +38,11 @@ class Store:
         )
         self.chat = Chat(database)
         self.artifacts = Artifacts(database)
+        self.artifact_runs = ArtifactRuns(database)
         self.runs = Runs(database)
         self.search = Search(database)
+        self.tool_calls = ToolCalls(database)
+        self.tool_rules = ToolRules(database)
 
     @property
     def path(self) -> Path:
@@ -71,7 +77,8 @@ async def open_store(
     retry_base_ms: int | None = None,
 ) -> AsyncIterator[Store]:
     """Open (creating and migrating as needed) the database; jobs left by dead processes
-    go back to the queue. Another program's file, a damaged one or one from a newer Laika
+    go back to the queue, and artifacts they were making are failed with the reason.
+    Another program's file, a damaged one or one from a newer Laika
     is refused before anything writes to it."""
     path = path or default_db_path()
     ensure_private_dir(path.parent)
@@ -85,6 +92,7 @@ async def open_store(
         store = Store(database, retry_base_ms=retry_base_ms)
         if recover_jobs:
             await store.jobs.recover()
+            await store.artifact_runs.recover()  # runs a dead process left: failed, with why
         yield store
     finally:
         await database.close()

@@ -13,6 +13,7 @@ import aiosqlite
 from ._db import Database, Row
 from .errors import NotFoundError
 from .records import SourceVersion, SourceVersionDetail, loads, time_of
+from .rows import from_row
 
 _COLUMNS = (
     "source_id, version, title, content_hash, signals, truncated, captured_at, "
@@ -42,6 +43,7 @@ async def archive(connection: aiosqlite.Connection, source_id: str, now: int) ->
     )
 
 
+@from_row
 def _version(row: Row) -> SourceVersion:
     return SourceVersion(
         source_id=row["source_id"],

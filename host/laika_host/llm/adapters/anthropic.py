@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ...redact import redact_prefix
 from ..config import ProviderConfig
 from ..contract import ChatMessage, ChatRequest, ProviderCapabilities
 from ..errors import from_stream_error
@@ -68,7 +69,10 @@ class AnthropicAdapter:
             try:
                 message = _Event.model_validate_json(event.data)
             except ValidationError as error:
-                log.error('{"event": "malformed_stream_line", "error": %r}', str(error)[:200])
+                log.error(
+                    '{"event": "malformed_stream_line", "error": %r}',
+                    redact_prefix(str(error), 200),
+                )
                 continue
             for item in _events_of(message):
                 yield item

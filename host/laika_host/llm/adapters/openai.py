@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ...redact import redact_prefix
 from ..config import ProviderConfig
 from ..contract import ChatRequest, ProviderCapabilities
 from ..errors import LlmError, from_stream_error
@@ -122,7 +123,10 @@ class OpenAIAdapter:
             try:
                 chunk = _Chunk.model_validate_json(event.data)
             except ValidationError as error:
-                log.error('{"event": "malformed_stream_line", "error": %r}', str(error)[:200])
+                log.error(
+                    '{"event": "malformed_stream_line", "error": %r}',
+                    redact_prefix(str(error), 200),
+                )
                 continue
             if chunk.error is not None:
                 yield StreamError(from_stream_error(chunk.error))

@@ -1,0 +1,120 @@
+"""The registry's history: a git repository in the config directory, one commit per change.
+
+WHY dulwich (pure Python git) rather than the git binary: it needs no git installed and no
+user identity configured (we sign every commit as Laika), reads no hooks, signing or other
+user git settings, and costs no subprocess per change (a host and CLIs may make hundreds).
+The result is an ordinary repository: `git -C <data dir>/config log` reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.errors import NotGitRepository
+from dulwich.objects import Blob, Commit, Tree
+from dulwich.repo import Repo
+
+from ..errors import MissingError
+from .files import LOCK_FILE, REGISTRY_FILE
+
+IDENTITY = b"Laika <laika@localhost>"
+MAX_LOG = 100_000
+
+
+class CommitNotFoundError(MissingError):
+    """The id names no commit of the registry's history."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    commit: str
+    message: str
+    time: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"commit": self.commit, "message": self.message, "time": self.time}
+
+
+def _repo(directory: Path) -> Repo:
+    try:
+        return Repo(str(directory))
+    except NotGitRepository:
+        repo = Repo.init(str(directory), default_branch=b"main")
+        exclude = directory / ".git" / "info" / "exclude"
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.write_text(f"{LOCK_FILE}\n.{REGISTRY_FILE}.*\n", encoding="utf-8")
+        return repo
+
+
+def commit(directory: Path, message: str) -> str:
+    """Record the current registry file as one commit; returns its id (hex)."""
+    with _repo(directory) as repo:
+        worktree = repo.get_worktree()
+        worktree.stage([REGISTRY_FILE])
+        made = worktree.commit(
+            message=message.encode(),
+            committer=IDENTITY,
+            author=IDENTITY,
+            commit_timezone=0,
+            author_timezone=0,
+            no_verify=True,
+            sign=False,
+        )
+        return made.decode()
+
+
+def log(directory: Path, limit: int = MAX_LOG) -> list[Entry]:
+    """The commits, newest first (history is linear: each commit has one parent)."""
+    entries: list[Entry] = []
+    try:
+        repo = Repo(str(directory))
+    except NotGitRepository:
+        return entries
+    with repo:
+        try:
+            current: bytes | None = repo.head()
+        except KeyError:
+            return entries
+        while current is not None and len(entries) < limit:
+            made = repo[current]
+            assert isinstance(made, Commit)
+            entries.append(Entry(current.decode(), made.message.decode().strip(), made.commit_time))
+            current = made.parents[0] if made.parents else None
+    return entries
+
+
+def file_at(directory: Path, commit_id: str) -> tuple[bytes | None, bytes]:
+    """The registry file before and after commit `commit_id` (a full id; None before the
+    first commit)."""
+    with _repo(directory) as repo:
+        made = repo[commit_id.encode()]
+        assert isinstance(made, Commit)
+        parent = made.parents[0] if made.parents else None
+        before = _blob(repo, repo[parent]) if parent else None
+        return before, _blob(repo, made)
+
+
+def find(directory: Path, commit_id: str) -> Entry:
+    """The commit a full id or a unique prefix (4+ hex digits) names."""
+    wanted = commit_id.strip().lower()
+    matches: list[Entry] = []
+    if 4 <= len(wanted) <= 40 and all(c in "0123456789abcdef" for c in wanted):
+        matches = [entry for entry in log(directory) if entry.commit.startswith(wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    problem = "is ambiguous (give more digits)" if matches else "is not"
+    raise CommitNotFoundError(
+        f"commit {commit_id[:64]!r} {problem} in the settings history; "
+        "`laika config history` lists them"
+    )
+
+
+def _blob(repo: Repo, made: object) -> bytes:
+    assert isinstance(made, Commit)
+    tree = repo[made.tree]
+    assert isinstance(tree, Tree)
+    _, blob_id = tree[REGISTRY_FILE.encode()]
+    blob = repo[blob_id]
+    assert isinstance(blob, Blob)
+    return blob.data

@@ -1,0 +1,133 @@
+"""The registry's document: typed sections, validated as a whole after every change.
+
+Free-form data is allowed in exactly one place, `user.preferences`, and only as flat
+string/number/boolean values, so a typo elsewhere (`capture.max_char`) is refused naming the
+field instead of being saved and ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_serializer,
+    field_validator,
+)
+
+from ..defaults import CAPTURE_MAX_CHARS, DEFAULT_COLLECTION
+from ..llm.config import OFFLINE, ProviderConfig
+from ..tools.policy import Rule
+from ..tools.policy_file import PolicyFile
+
+PreferenceKey = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+]
+PreferenceValue = Annotated[str, StringConstraints(max_length=2000)] | int | float | bool
+Trigger = Literal[
+    "source.captured",
+    "source.capture_failed",
+    "artifact.completed",
+    "collection.created",
+    "chat.answered",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Providers(_Section):
+    """The model providers (each names its key's environment variable, never the key)."""
+
+    items: list[ProviderConfig] = Field(default_factory=list, max_length=100)
+    default: str | None = Field(default=None, description="A provider id, `offline`, or none.")
+
+    @field_validator("items")
+    @classmethod
+    def _unique(cls, items: list[ProviderConfig]) -> list[ProviderConfig]:
+        ids = [item.id for item in items]
+        if len(ids) != len(set(ids)):
+            raise ValueError("provider ids must be unique")
+        if OFFLINE in ids:
+            raise ValueError(f"{OFFLINE!r} is the built-in runtime, not a provider id")
+        return items
+
+    @field_serializer("items")
+    def _lean_items(self, items: list[ProviderConfig]) -> list[dict[str, Any]]:
+        return [item.model_dump(mode="json", exclude_defaults=True) for item in items]
+
+
+class Capture(_Section):
+    default_collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+    max_chars: int = Field(default=CAPTURE_MAX_CHARS, ge=1000, le=10_000_000)
+
+
+class Redaction(_Section):
+    """Extra words whose values are treated as secrets, on top of the built-in rules."""
+
+    extra_secret_names: list[Annotated[str, StringConstraints(max_length=64)]] = Field(
+        default_factory=list, max_length=200
+    )
+
+
+class Policy(_Section):
+    """The Policy Gate's user rules (formerly policy.json): same checks as that file."""
+
+    rules: list[Rule] = Field(default_factory=list, max_length=1000)
+
+    @field_validator("rules")
+    @classmethod
+    def _as_the_file(cls, rules: list[Rule]) -> list[Rule]:
+        return list(PolicyFile(rules=rules).rules)
+
+    @field_serializer("rules")
+    def _lean_rules(self, rules: list[Rule]) -> list[dict[str, Any]]:
+        """As written in policy.json: aliases (`not`, `any`), no unset conditions."""
+        return [
+            rule.model_dump(mode="json", by_alias=True, exclude_defaults=True) for rule in rules
+        ]
+
+
+class Ui(_Section):
+    theme: Literal["system", "light", "dark"] = "system"
+    show_citations: bool = True
+
+
+class EventAction(_Section):
+    tool: str = Field(min_length=1, max_length=200)
+    params: dict[str, PreferenceValue] = Field(default_factory=dict)
+
+
+class EventRule(_Section):
+    """A deterministic `trigger -> conditions -> actions` rule (run by issue #17 item 5)."""
+
+    id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    trigger: Trigger
+    conditions: dict[str, PreferenceValue | list[PreferenceValue]] = Field(default_factory=dict)
+    actions: list[EventAction] = Field(min_length=1, max_length=20)
+
+
+class Events(_Section):
+    rules: list[EventRule] = Field(default_factory=list, max_length=500)
+
+
+class User(_Section):
+    preferences: dict[PreferenceKey, PreferenceValue] = Field(default_factory=dict, max_length=500)
+
+
+class Registry(_Section):
+    """The whole document. `version` counts mutations: a reader compares it to notice change."""
+
+    schema_version: Literal[1] = 1
+    version: int = Field(default=0, ge=0)
+    providers: Providers = Field(default_factory=Providers)
+    capture: Capture = Field(default_factory=Capture)
+    redaction: Redaction = Field(default_factory=Redaction)
+    policy: Policy = Field(default_factory=Policy)
+    ui: Ui = Field(default_factory=Ui)
+    events: Events = Field(default_factory=Events)
+    user: User = Field(default_factory=User)

@@ -1,0 +1,104 @@
+"""Payload and result models of the grounded-chat message types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from ...defaults import (
+    DEFAULT_COLLECTION,
+    DEFAULT_MAX_TOKENS,
+    LIST_LIMIT,
+    MAX_LIST_LIMIT,
+    MAX_MAX_TOKENS,
+    MIN_MAX_TOKENS,
+)
+from ...store.records import ChatEvent
+from .base_models import StrictPayload
+from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
+from .tool_models import ToolCallEvent
+
+ProviderRef = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="A configured provider id, or `offline` for the built-in runtime.",
+    ),
+]
+
+MaxTokens = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)]
+TOOLS_FLAG = (
+    "Offer the model the tools whose default for a model's proposal is not deny; each "
+    "proposal goes through the Policy Gate (`tool_call` events). false: no tools."
+)
+
+
+class ChatAsk(StrictPayload):
+    question: Annotated[str, Field(min_length=1, max_length=4000)]
+    collection: CollectionRef = DEFAULT_COLLECTION
+    provider: ProviderRef | None = None
+    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
+    tools: bool = Field(default=True, description=TOOLS_FLAG)
+
+
+class ChatHistory(StrictPayload):
+    collection: CollectionRef = DEFAULT_COLLECTION
+    limit: Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)] = LIST_LIMIT
+
+
+class PageSummarize(StrictPayload):
+    url: WebUrl
+    title: Annotated[str, Field(max_length=2000)] | None = None
+    html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
+    selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = None
+    collection: CollectionRef = DEFAULT_COLLECTION
+    provider: ProviderRef | None = None
+    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
+    tools: bool = Field(default=True, description=TOOLS_FLAG)
+
+
+class CitationResult(BaseModel):
+    source_id: str | None
+    doc_id: str | None
+    url: str | None
+    title: str | None = Field(description="The cited source's title.")
+    state: Literal["verified", "unverified", "rejected"] = Field(
+        description="`rejected`: the citation names no source that was given to the model, "
+        "or is not a valid citation; `unverified`: the quote is not in the source's text."
+    )
+    quote: str
+    locator: str | None
+    heading: str | None
+    verified: bool
+    method: Literal["exact", "elided", "none"]
+    reason: str | None
+    marker: int | None
+
+
+class AnswerResult(BaseModel):
+    status: Literal["ok", "partial", "invalid_output", "error", "unsupported"]
+    answer_markdown: str
+    answer_html: str = Field(
+        description='The answer as safe HTML: `<a class="citation" href=locator>[n]</a>` for '
+        'a verified citation\'s marker, `<span class="citation-unverified">[n]</span>` for any '
+        "other."
+    )
+    citations: list[CitationResult]
+    run_id: str | None
+    warnings: list[str]
+    provider: str
+    tool_calls: list[ToolCallEvent] = Field(
+        default_factory=list, description="The last `tool_call` event of each proposed call."
+    )
+
+
+class HistoryEvent(ChatEvent):
+    answer_html: str | None = Field(
+        default=None, description="An assistant event's answer as safe HTML (as `chat.ask`)."
+    )
+
+
+class ChatHistoryResult(BaseModel):
+    events: list[HistoryEvent]

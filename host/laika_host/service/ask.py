@@ -1,0 +1,110 @@
+"""Grounded answers: a question over a collection, answered with every citation checked
+against the stored text, and the collection's chat history.
+
+The flow itself (pack, prompt, model or offline runtime, parse, verify, persist) is
+`agent.flows`; here are the choices around it that every caller must make the same way:
+which provider answers, when the offline runtime stands in, and how an answer is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, LIST_LIMIT
+from ..store import InvalidInputError, Store
+from .models import ProviderChoice, resolve
+
+if TYPE_CHECKING:
+    from ..agent.flows import Answer
+    from ..llm.config import ProviderConfig
+    from ..store.records import ChatEvent
+    from ..tools.turn import ToolRunner
+
+OnDelta = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """How to answer: where from, who answers, how long, and what to do when it fails."""
+
+    collection: str = DEFAULT_COLLECTION
+    provider: ProviderChoice = field(default_factory=ProviderChoice)
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    fallback: bool = False
+    """When the provider was chosen by default (none named) and gives no answer, answer
+    with the offline runtime instead, saying so (`Answer.fallback`). A provider the user
+    named is never replaced: its failure is the answer."""
+    on_delta: OnDelta | None = None
+    """Told the answer's text as it is written (a model's stream, or the offline answer a
+    line at a time)."""
+    tools: ToolRunner | None = None
+    """The turn's tool runner (the Policy Gate, built by the caller, which knows how the user
+    approves); None: no tool is offered and the prompt is unchanged."""
+
+    def falls_back(self) -> bool:
+        return self.fallback and self.provider.by_default
+
+
+def check_question(question: str) -> str:
+    """The question, or InvalidInputError when there is nothing to ask."""
+    if not question.strip():
+        raise InvalidInputError('the question is empty: ask something, e.g. laika ask "What is X?"')
+    return question
+
+
+async def ask(store: Store, question: str, options: AskOptions | None = None) -> Answer:
+    """Answer `question` from the collection's sources with verified citations; the turn is
+    saved to the collection's chat (failed ones too, with their status). An unknown
+    collection is NotFoundError listing the existing ones; an empty one answers how to add
+    sources; an unknown provider is LlmError naming the fix."""
+    from ..agent.flows import ask as ask_flow
+
+    options = options or AskOptions()
+    provider = choose(options)
+    return await ask_flow(
+        store,
+        check_question(question),
+        options.collection,
+        provider=provider,
+        max_tokens=options.max_tokens,
+        on_delta=options.on_delta,
+        fallback=options.falls_back(),
+        tools=options.tools,
+    )
+
+
+def choose(options: AskOptions) -> ProviderConfig | None:
+    """The provider the options name (None: offline), before any work is done."""
+    return resolve(options.provider)
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The answer as sent to a UI: its fields plus `answer_html`, the answer as safe HTML
+    with each verified citation's marker a link to its quote."""
+    from ..render.answer_html import answer_to_html
+
+    return {
+        **answer.to_json(),
+        "answer_html": answer_to_html(answer.answer_markdown, answer.citations),
+    }
+
+
+async def history(
+    store: Store, collection: str = DEFAULT_COLLECTION, *, limit: int = LIST_LIMIT
+) -> list[dict[str, Any]]:
+    """A collection's latest chat events, oldest first, each assistant answer also rendered
+    (on read: stored events predate `answer_html`, and rendering is fast)."""
+    target = await store.collections.get(collection)
+    return [history_event(event) for event in await store.chat.list(target.id, limit=limit)]
+
+
+def history_event(event: ChatEvent) -> dict[str, Any]:
+    from ..render.answer_html import answer_to_html
+
+    shown = event.to_json()
+    if event.role == "assistant":
+        citations = [c for c in event.citations if isinstance(c, dict)]
+        shown["answer_html"] = answer_to_html(event.markdown, citations)
+    return shown

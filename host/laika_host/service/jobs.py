@@ -1,0 +1,63 @@
+"""The capture queue: URLs the host fetches and captures itself (pages that need no login).
+
+Jobs survive the process: a job left running by a killed process is resumed by the next run.
+Running one now (`capture_now`) and running the due ones (`run_due`) share `store.worker`,
+which fetches in a thread and captures in the capture worker under its deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import CaptureJob, Store
+from ..store.records import JobStatus
+from ..store.worker import WorkSummary, run_due_jobs, run_job
+
+OnProgress = Callable[[dict[str, Any]], None]
+"""Told `{"stage": "job_started" | "job_finished", ...}` as each job starts and ends."""
+
+
+@dataclass(frozen=True)
+class JobList:
+    jobs: list[CaptureJob]
+    counts: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"jobs": [job.to_json() for job in self.jobs], "counts": self.counts}
+
+
+async def list_jobs(store: Store, *, status: JobStatus | None = None) -> JobList:
+    """The newest jobs (of one status, if given) and the count per status."""
+    return JobList(await store.jobs.list(status=status), await store.jobs.counts())
+
+
+async def get_job(store: Store, job_id: str) -> CaptureJob:
+    return await store.jobs.get(job_id)
+
+
+async def run_due(
+    store: Store, *, max_jobs: int | None = None, on_progress: OnProgress | None = None
+) -> WorkSummary:
+    """Claim and run the due jobs (at most `max_jobs`) until none is due."""
+
+    def emit(event: str, data: dict[str, Any]) -> None:
+        if on_progress is not None:
+            on_progress({"stage": event, **data})
+
+    return await run_due_jobs(store, max_jobs=max_jobs, on_event=emit)
+
+
+async def queue_capture(
+    store: Store, source_id: str, *, capture_now: bool, force: bool = False
+) -> CaptureJob:
+    """Queue a capture of a URL source and, with `capture_now`, run it at once (unless
+    another process already took it); `force` replaces the saved copy even when the new
+    capture has much less text or a login wall."""
+    job = await store.jobs.queue(source_id)
+    if capture_now:
+        claimed = await store.jobs.claim_job(job.id)
+        if claimed is not None:
+            job = await run_job(store, claimed, force=force)
+    return job

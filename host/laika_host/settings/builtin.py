@@ -1,0 +1,7 @@
+"""Settings tools for providers, capture, redaction, the policy and preferences."""
+
+from __future__ import annotations
+
+from .tool import SettingsTool
+
+TOOLS: tuple[SettingsTool, ...] = ()

@@ -1,0 +1,197 @@
+"""The tool registry: one entry per LLMCP v1 tool, the single list everything else reads.
+
+An entry holds the tool's argument model (`protocol.tools`), the description the model and
+`laika tools list` see, its risk class, and where it runs: `host` tools have an executor
+here (over the service layer), `extension` tools are forwarded to the browser extension,
+which runs them in the tab. The prompt's tool list, the gate's catalog and the CLI listing
+are generated from it, so a tool cannot be offered without being runnable and gated.
+
+Executors are looked up lazily (`executor`): importing the registry loads only the protocol
+models, so the prompt builder can read it cheaply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from ..errors import RefusedError
+from ..protocol.tools import TOOL_ARGUMENTS, TOOLS_SCHEMA_VERSION, ToolArguments
+
+if TYPE_CHECKING:
+    from ..service.models import ProviderChoice
+    from ..store import Store
+
+SCHEMA_VERSION = TOOLS_SCHEMA_VERSION
+"""`tools.schema_version`: one per release (spec 000, "Tool schema versioning")."""
+
+Risk = Literal["read", "write", "browser_read", "browser_act", "share", "external"]
+RunsIn = Literal["host", "extension"]
+
+
+@dataclass(frozen=True)
+class ExecuteOptions:
+    """What a host executor may need besides its arguments: who answers a transform, where
+    `artifact.share` may write files, which collection `artifact.save` files into."""
+
+    provider: ProviderChoice | None = None
+    export_folder: Path | None = None
+    collection: str | None = None
+
+
+Executor = Callable[[Any, "Store", ExecuteOptions], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ToolEntry:
+    name: str
+    arguments: type[ToolArguments]
+    description: str
+    risk: Risk
+    runs_in: RunsIn
+
+    def schema(self) -> dict[str, Any]:
+        """The arguments' JSON Schema, camelCase keys as on the wire."""
+        return self.arguments.model_json_schema(by_alias=True)
+
+    def to_json(self, default_decision: str | None = None) -> dict[str, Any]:
+        listed: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "risk": self.risk,
+            "runs_in": self.runs_in,
+        }
+        if default_decision is not None:
+            listed["default_decision"] = default_decision
+        return {**listed, "arguments_schema": self.schema()}
+
+
+@dataclass(frozen=True)
+class _Spec:
+    risk: Risk
+    description: str | None = None
+    runs_in: RunsIn = field(default="host")
+
+
+_BROWSER: RunsIn = "extension"
+_SPECS: dict[str, _Spec] = {
+    "browser.observe_dom": _Spec("browser_read", runs_in=_BROWSER),
+    "browser.get_selection_links": _Spec("browser_read", runs_in=_BROWSER),
+    "browser.click": _Spec("browser_act", runs_in=_BROWSER),
+    "browser.type": _Spec("browser_act", runs_in=_BROWSER),
+    "browser.select": _Spec("browser_act", runs_in=_BROWSER),
+    "browser.scroll": _Spec("browser_act", runs_in=_BROWSER),
+    "browser.open_tab": _Spec("browser_act", "Open an http(s) URL in a new tab.", _BROWSER),
+    "browser.navigate": _Spec("browser_act", "Load an http(s) URL in the current tab.", _BROWSER),
+    "browser.back": _Spec("browser_act", "Go back in the tab's history.", _BROWSER),
+    "browser.forward": _Spec("browser_act", "Go forward in the tab's history.", _BROWSER),
+    "browser.refresh": _Spec("browser_act", "Reload the current tab.", _BROWSER),
+    "search": _Spec("read", "Search the user's saved sources and artifacts (full text)."),
+    "artifact.save": _Spec("write"),
+    "artifact.share": _Spec("share"),
+    "artifact.open": _Spec("read"),
+    "integration.invoke": _Spec("external"),
+    "app.calculate": _Spec("read"),
+    "collection.create": _Spec("write"),
+    "collection.add_sources": _Spec("write"),
+    "collection.list_sources": _Spec("read"),
+    "source.capture": _Spec("write"),
+    "source.refresh": _Spec("write"),
+    "transform.list_types": _Spec("read", "List the transform types that can be run."),
+    "transform.run": _Spec("write"),
+}
+
+
+def _entry(name: str, spec: _Spec) -> ToolEntry:
+    arguments = TOOL_ARGUMENTS[name]
+    description = spec.description or " ".join((arguments.__doc__ or "").split())
+    return ToolEntry(name, arguments, description, spec.risk, spec.runs_in)
+
+
+REGISTRY: dict[str, ToolEntry] = {name: _entry(name, spec) for name, spec in _SPECS.items()}
+"""Every v1 tool, in the catalog's order."""
+
+
+class UnknownToolError(RefusedError):
+    """A tool name the registry does not hold."""
+
+
+class ToolArgumentsError(RefusedError):
+    """Arguments that do not match the tool's model; the message names each bad field."""
+
+
+def entry(name: str) -> ToolEntry:
+    found = REGISTRY.get(name)
+    if found is None:
+        raise UnknownToolError(
+            f"unknown tool {name[:100]!r}: the tools are {', '.join(REGISTRY)} (`laika tools list`)"
+        )
+    return found
+
+
+def validate(name: str, arguments: Any) -> ToolArguments:
+    """The call's arguments as the tool's model, or an error naming each bad field."""
+    tool = entry(name)
+    try:
+        return tool.arguments.model_validate({} if arguments is None else arguments)
+    except ValidationError as error:
+        problems = "; ".join(_problem(item) for item in error.errors()[:5])
+        raise ToolArgumentsError(f"{name} arguments: {problems}") from None
+
+
+def _problem(item: Any) -> str:
+    where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
+    return f"{where}: {item.get('msg', 'invalid')}"
+
+
+def executor(name: str) -> Executor | None:
+    """The host executor of `name`; None for tools the extension runs."""
+    if entry(name).runs_in != "host":
+        return None
+    from .host_executors import EXECUTORS
+
+    return EXECUTORS[name]
+
+
+def prompt_tool_list(names: Sequence[str], *, compact: bool = False) -> str:
+    """The tool list of the system prompt for the tools offered in a turn: one line each,
+    the name, what it does, and its arguments' JSON Schema (properties and required).
+    `compact` (a small context window): the typed signature only, `name(arg: type, opt?:
+    a|b)`, about a quarter of the tokens; the names say what the tools do, and a wrong
+    argument comes back to the model as an error naming the field."""
+    lines = []
+    for name in names:
+        tool = entry(name)
+        schema = tool.schema()
+        if compact:
+            lines.append(f"- {name}({_signature(schema)})")
+            continue
+        brief = {"properties": _plain_properties(schema), "required": schema.get("required", [])}
+        lines.append(f"- {name}: {tool.description} Arguments: {json.dumps(brief)}")
+    return "\n".join(lines)
+
+
+def _signature(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    parts = []
+    for key, plain in _plain_properties(schema).items():
+        kind = "|".join(map(str, plain["enum"])) if "enum" in plain else plain.get("type", "any")
+        parts.append(f"{key}{'' if key in required else '?'}: {kind}")
+    return ", ".join(parts)
+
+
+def _plain_properties(schema: dict[str, Any]) -> dict[str, Any]:
+    """Each property's type (or enum), without pydantic's titles and null branches."""
+    plain: dict[str, Any] = {}
+    for key, value in schema.get("properties", {}).items():
+        options = [o for o in value.get("anyOf", [value]) if o.get("type") != "null"]
+        first = options[0] if options else value
+        plain[key] = {k: first[k] for k in ("type", "enum", "const") if k in first} or {
+            "type": "object"
+        }
+    return plain

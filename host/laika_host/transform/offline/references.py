@@ -1,0 +1,108 @@
+"""The citation list: APA, MLA or Chicago references from the stored metadata, no model.
+
+Author (the byline), title, site (the URL's host), date (published, else "n.d." with the
+capture date as the access date) and URL, in each style's order and punctuation, as plain
+text (no Markdown emphasis: the host escapes what it renders). Each reference cites the
+opening words of its source, so its link opens the source it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from urllib.parse import urlsplit
+
+from ..config import CitationConfig
+from ..corpus import Corpus, SourceDoc, words_prefix
+from ..items import Cited, Reference
+
+OPENING_WORDS = 8
+_MONTHS = "January February March April May June July August September October November December"
+MONTHS = _MONTHS.split()
+MLA_MONTHS = ["Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sept.", "Oct.",
+              "Nov.", "Dec."]  # fmt: skip
+
+
+def citation_list(corpus: Corpus, config: CitationConfig) -> Iterator[Reference]:
+    style = {"apa": apa, "mla": mla, "chicago": chicago}[config.style]
+    for source in sorted(corpus.sources, key=lambda s: (_author(s) or s.title).casefold()):
+        opening = words_prefix(source.text, OPENING_WORDS)
+        citations = [Cited(source_id=source.source_id, quote=opening)] if opening else []
+        yield Reference(source_id=source.source_id, text=style(source), citations=citations)
+
+
+def apa(source: SourceDoc) -> str:
+    published = _date(source.published)
+    when = (
+        f"({published.year}, {MONTHS[published.month - 1]} {published.day})"
+        if published
+        else "(n.d.)"
+    )
+    title = _title(source)
+    head = f"{_author(source)}. {when}. {title}." if _author(source) else f"{title}. {when}."
+    parts = [head, f"{_site(source)}." if _site(source) else ""]
+    accessed = _date(source.captured_at)
+    if source.web_url and not published and accessed:
+        parts.append(f"Retrieved {_long(accessed)}, from {source.web_url}")
+    elif source.web_url:
+        parts.append(source.web_url)
+    return _spaced(parts)
+
+
+def mla(source: SourceDoc) -> str:
+    published, accessed = _date(source.published), _date(source.captured_at)
+    parts = [f"{_author(source)}." if _author(source) else "", f"“{_title(source)}.”"]
+    container = [_site(source), _mla_date(published) if published else "", source.web_url or ""]
+    parts.append(", ".join(part for part in container if part) + ".")
+    if accessed:
+        parts.append(f"Accessed {_mla_date(accessed)}.")
+    return _spaced(parts)
+
+
+def chicago(source: SourceDoc) -> str:
+    published, accessed = _date(source.published), _date(source.captured_at)
+    parts = [f"{_author(source)}." if _author(source) else "", f"“{_title(source)}.”"]
+    parts.append(f"{_site(source)}." if _site(source) else "")
+    if published:
+        parts.append(f"{_long(published)}.")
+    elif accessed:
+        parts.append(f"Accessed {_long(accessed)}.")
+    parts.append(f"{source.web_url}." if source.web_url else "")
+    return _spaced(parts)
+
+
+def _author(source: SourceDoc) -> str:
+    byline = " ".join((source.byline or "").split())
+    if byline.lower().startswith("by "):
+        byline = byline[3:]
+    return byline.rstrip(".")
+
+
+def _title(source: SourceDoc) -> str:
+    return " ".join(source.title.split()).rstrip(".") or "Untitled"
+
+
+def _site(source: SourceDoc) -> str:
+    if not source.web_url:
+        return "Note"
+    host = urlsplit(source.web_url).hostname or ""
+    return host.removeprefix("www.")
+
+
+def _date(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat((value or "")[:10])
+    except ValueError:
+        return None
+
+
+def _long(day: date) -> str:
+    return f"{MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+def _mla_date(day: date) -> str:
+    return f"{day.day} {MLA_MONTHS[day.month - 1]} {day.year}"
+
+
+def _spaced(parts: list[str]) -> str:
+    return " ".join(part for part in parts if part)

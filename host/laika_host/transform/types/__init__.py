@@ -1,0 +1,1 @@
+"""The transform types, one module per family; `catalog.py` gathers them."""

@@ -1,0 +1,123 @@
+"""The structured family: FAQ, glossary, timeline, comparison, data table, pros and cons,
+action items. Each is a list of typed entries or table rows."""
+
+from __future__ import annotations
+
+from ..config import ComparisonConfig, CountConfig, DataTableConfig
+from ..items import ActionItem, ComparisonRow, Event, ProCon, QuestionAnswer, TableRow, Term
+from ..offline import structured
+from ..spec import TransformType
+
+
+def _at_most(config: CountConfig) -> str:
+    return f"At most {config.count} items."
+
+
+def _aspects(config: ComparisonConfig) -> str:
+    if config.aspects:
+        return (
+            "Use exactly these aspects as the keys of `cells`: " + ", ".join(config.aspects) + "."
+        )
+    return "Choose 2 to 5 aspects the documents share and use the same keys in every row."
+
+
+def _columns(config: DataTableConfig) -> str:
+    if config.columns:
+        return (
+            "Use exactly these columns as the keys of `cells`: " + ", ".join(config.columns) + "."
+        )
+    return "Choose the columns (2 to 6) and use the same keys in every row."
+
+
+TYPES = [
+    TransformType(
+        id="faq",
+        title="FAQ",
+        description="Questions a reader would ask, answered from the sources.",
+        config=CountConfig,
+        item=QuestionAnswer,
+        layout="qa",
+        instructions=lambda c: (
+            f"Write frequently asked questions with their answers, one pair per item. {_at_most(c)}"
+        ),
+        offline=structured.faq,
+    ),
+    TransformType(
+        id="glossary",
+        title="Glossary",
+        description="Terms and what they mean, as the sources define them.",
+        config=CountConfig,
+        item=Term,
+        layout="glossary",
+        instructions=lambda c: (
+            "List the key terms with their definitions as the documents give "
+            f"them, one term per item. {_at_most(c)}"
+        ),
+        offline=structured.glossary,
+    ),
+    TransformType(
+        id="timeline",
+        title="Timeline",
+        description="Dated events in order.",
+        config=CountConfig,
+        item=Event,
+        layout="timeline",
+        instructions=lambda c: (
+            "List the dated events in chronological order, one per item, with "
+            f"the date as the documents write it. {_at_most(c)}"
+        ),
+        offline=structured.timeline,
+    ),
+    TransformType(
+        id="comparison",
+        title="Comparison",
+        description="A table comparing the sources (or what they describe) aspect by aspect.",
+        config=ComparisonConfig,
+        item=ComparisonRow,
+        layout="comparison",
+        instructions=lambda c: (
+            "Compare the things the documents describe in a table: one row per "
+            f"item, `subject` naming what the row is about. {_aspects(c)} {_at_most(c)}"
+        ),
+        offline=structured.comparison,
+    ),
+    TransformType(
+        id="data-table",
+        title="Data table",
+        description="The figures in the sources, with their units and context.",
+        config=DataTableConfig,
+        item=TableRow,
+        layout="table",
+        instructions=lambda c: (
+            "Extract the figures (numbers with their units and what they "
+            f"measure) into table rows, one row per item. {_columns(c)} {_at_most(c)}"
+        ),
+        offline=structured.data_table,
+    ),
+    TransformType(
+        id="pros-cons",
+        title="Pros and cons",
+        description="Advantages and drawbacks the sources name.",
+        config=CountConfig,
+        item=ProCon,
+        layout="pros_cons",
+        instructions=lambda c: (
+            "List the advantages (side 'pro') and drawbacks (side 'con') the "
+            f"documents name, one per item. {_at_most(c)}"
+        ),
+        offline=structured.pros_cons,
+    ),
+    TransformType(
+        id="action-items",
+        title="Action items",
+        description="What to do, with who and when where the sources say.",
+        config=CountConfig,
+        item=ActionItem,
+        layout="actions",
+        instructions=lambda c: (
+            "List the actions the documents recommend or require, one per "
+            f"item, with owner and due date only when the documents state them. {_at_most(c)}"
+        ),
+        offline=structured.action_items,
+    ),
+]
