@@ -26,11 +26,13 @@ FEED_CHARS = 1 << 16
 _HIDDEN = ("script", "style")
 _DEPTH_LIMIT = "Excessive depth"  # libxml2's message when it stops at 256 nested elements
 _FULL_DOCUMENT = re.compile(r"\s*<(?:html|!doctype)", re.IGNORECASE)  # as lxml.html decides
-_UNSAFE = dict.fromkeys([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFDD0, 0xFFFE, 0xFFFF])
-"""Characters no XML text may hold (C0 controls but tab and newlines; U+FFFE, U+FFFF) and
-the noncharacter `spacing.PIN` reserves. libxml2's HTML parser keeps them in the tree, and
-lxml then refuses any text that holds one (a page with a stray U+001D crashed capture the
-first time a step rewrote a text), so they go before parsing."""
+_CONTROLS = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
+_NONCHARACTERS = ("\ufdd0".encode(), "\ufffe".encode(), "\uffff".encode())
+"""What no XML text may hold (C0 controls but tab and newlines; U+FFFE, U+FFFF) and the
+noncharacter `spacing.PIN` reserves. libxml2's HTML parser keeps them in the tree, and lxml
+then refuses any text that holds one (a page with a stray U+001D crashed capture the first
+time a step rewrote a text), so they leave the bytes handed to the parser (a C0 byte in
+UTF-8 is always that character; `bytes.translate` drops them in one C pass)."""
 
 
 def _lookup() -> etree.ElementDefaultClassLookup:
@@ -60,7 +62,6 @@ def parse_page(
     """The page's tree (a `<div>` holding the fragment when `fragment`), and whether part of
     the page was left out (over `limit` characters, or nested too deep to read)."""
     text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
-    text = text.translate(_UNSAFE)
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"
     if len(text) <= limit:
@@ -72,9 +73,18 @@ def parse_page(
     return (_as_fragment(root) if fragment else root), cut
 
 
+def _safe_bytes(text: str) -> bytes:
+    """`text` as UTF-8 for the parser, without the characters no XML text may hold."""
+    data = text.encode("utf-8", "replace").translate(None, _CONTROLS)
+    for character in _NONCHARACTERS:
+        if character in data:
+            data = data.replace(character, b"")
+    return data
+
+
 def _parse_whole(text: str) -> tuple[HtmlElement | None, bool]:
     try:
-        root: HtmlElement | None = etree.fromstring(text.encode("utf-8", "replace"), _PARSER)
+        root: HtmlElement | None = etree.fromstring(_safe_bytes(text), _PARSER)
     except etree.XMLSyntaxError:
         root = None
     return root, _stopped_early(_PARSER)
@@ -102,7 +112,7 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
             before_tag = piece.rfind("<", 0, room)
             piece = piece[: before_tag if before_tag > 0 else room]
             cut = True
-        parser.feed(piece.encode("utf-8", "replace"))
+        parser.feed(_safe_bytes(piece))
         position += len(piece)
         kept += len(piece) - _empty_read(parser, emptied)
         if cut:
