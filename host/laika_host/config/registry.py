@@ -9,7 +9,7 @@ inode) changes, so checking for another process's change costs one `stat`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -117,17 +117,51 @@ def mutate(
     """
     if not changes:
         raise ConfigValueError("no setting to change")
-    for path, value in changes.items():
-        _check_path(path, tool, allowed_paths)
-        if value is not REMOVE:
-            refuse_secrets(path, value)
+    _check_changes(changes, tool, allowed_paths)
+    change = update(
+        lambda _current: changes,
+        who=who,
+        tool=tool,
+        allowed_paths=allowed_paths,
+        directory=directory,
+        note=note,
+    )
+    assert change is not None  # changes is not empty
+    return change
+
+
+def update(
+    compute: Callable[[dict[str, Any]], Mapping[str, Any]],
+    *,
+    who: Who,
+    tool: str,
+    allowed_paths: Sequence[str] | None = None,
+    directory: Path | None = None,
+    note: str = "",
+) -> Change | None:
+    """`mutate` with changes computed from the current document under the lock, so that a
+    read-modify-write (append to a list) loses no concurrent update; None when `compute`
+    returns no change (nothing is committed)."""
     directory = directory or config_dir()
     with locked(directory):
         current = _read_or_create(directory).model_dump(mode="json")
+        changes = compute(current)
+        if not changes:
+            return None
+        _check_changes(changes, tool, allowed_paths)
         updated = current
         for path, value in changes.items():
             updated = dotted.with_value(updated, path, value)
         return _commit(directory, updated, sorted(changes), who=who, tool=tool, note=note)
+
+
+def _check_changes(
+    changes: Mapping[str, Any], tool: str, allowed_paths: Sequence[str] | None
+) -> None:
+    for path, value in changes.items():
+        _check_path(path, tool, allowed_paths)
+        if value is not REMOVE:
+            refuse_secrets(path, value)
 
 
 def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change:
@@ -284,4 +318,5 @@ __all__ = [
     "mutate",
     "revert",
     "signature",
+    "update",
 ]

@@ -37,6 +37,34 @@ def _tools(names: list[str]) -> Condition:
     return Condition(any_of=[Condition(tool=name) for name in names])
 
 
+# --- issue #17 item 4: the settings family (settings.*, policy.*, rules.*) ---------------
+SETTINGS_READ_TOOLS = ["settings.show", "rules.list"]
+"""Settings tools that change nothing (a test checks the catalog agrees)."""
+SETTINGS_PREFIXES = ["settings.", "policy.", "rules."]
+"""Every settings tool's name starts with one of these."""
+POLICY_GUARD = Rule(
+    id="guard.policy_write",
+    decision="ask",
+    when=Condition(tool="policy.", origin=["model"]),
+    reason="a model proposes to change the Policy Gate's rules: you decide, every time",
+)
+"""Among the guards, so neither a user rule nor a remembered approval lifts it."""
+SETTINGS_RULES: tuple[Rule, ...] = (
+    Rule(
+        id="default.settings_read",
+        decision="allow",
+        when=_tools(SETTINGS_READ_TOOLS),
+        reason="it only shows your settings",
+    ),
+    Rule(
+        id="default.settings_writes",
+        decision="ask",
+        when=Condition(any_of=[Condition(tool=prefix) for prefix in SETTINGS_PREFIXES]),
+        reason="it changes your settings",
+    ),
+)
+# --- end of issue #17 item 4 ----------------------------------------------------------------
+
 GUARD_RULES: tuple[Rule, ...] = (
     Rule(
         id="guard.unknown_tool",
@@ -62,6 +90,7 @@ GUARD_RULES: tuple[Rule, ...] = (
         when=Condition(tool="integration.invoke", integration_configured=False),
         reason="no integration is configured (none exist yet)",
     ),
+    POLICY_GUARD,
 )
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -71,6 +100,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         when=_tools(READ_ONLY_TOOLS),
         reason="a read-only tool",
     ),
+    *SETTINGS_RULES,
     Rule(
         id="default.share_file",
         decision="ask",
