@@ -138,21 +138,36 @@ def update(
     allowed_paths: Sequence[str] | None = None,
     directory: Path | None = None,
     note: str = "",
+    skip_unchanged: bool = False,
 ) -> Change | None:
     """`mutate` with changes computed from the current document under the lock, so that a
-    read-modify-write (append to a list) loses no concurrent update; None when `compute`
-    returns no change (nothing is committed)."""
+    read-modify-write (append to a list) loses no concurrent update. Every change is checked
+    (ACL, secrets) as given; `skip_unchanged` then drops those that set a value already so.
+    None when no change is left (nothing is committed)."""
     directory = directory or config_dir()
     with locked(directory):
         current = _read_or_create(directory).model_dump(mode="json")
         changes = compute(current)
+        _check_changes(changes, tool, allowed_paths)
+        if skip_unchanged:
+            changes = _differing(current, changes)
         if not changes:
             return None
-        _check_changes(changes, tool, allowed_paths)
         updated = current
         for path, value in changes.items():
             updated = dotted.with_value(updated, path, value)
         return _commit(directory, updated, sorted(changes), who=who, tool=tool, note=note)
+
+
+def _differing(current: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes that set a value other than the current one (or remove a present one)."""
+    kept: dict[str, Any] = {}
+    for path, value in changes.items():
+        before = dotted.get(current, path, REMOVE)
+        unchanged = before is REMOVE if value is REMOVE else dotted.same(before, value)
+        if not unchanged:
+            kept[path] = value
+    return kept
 
 
 def _check_changes(

@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..config import dotted, registry
+from ..config import registry
 from ..config.registry import Change, Who
 from .tool import Handler
 
@@ -21,15 +21,21 @@ Compute = Callable[[Any, dict[str, Any]], Mapping[str, Any]]
 
 
 def writer(name: str, allowed_paths: Sequence[str], compute: Compute) -> Handler:
-    """The handler of a writing tool: `compute`'s changes, only those that differ from the
-    current values, committed as one change under `name` within `allowed_paths`."""
+    """The handler of a writing tool: `compute`'s changes, each checked against
+    `allowed_paths`, then those that differ from the current values committed as one change
+    under `name`."""
 
     async def run(arguments: Any, who: Who, _store: Store) -> dict[str, Any]:
-        def changes(current: dict[str, Any]) -> dict[str, Any]:
-            return _differing(current, compute(arguments, current))
+        def changes(current: dict[str, Any]) -> Mapping[str, Any]:
+            return compute(arguments, current)
 
         change = await asyncio.to_thread(
-            registry.update, changes, who=who, tool=name, allowed_paths=tuple(allowed_paths)
+            registry.update,
+            changes,
+            who=who,
+            tool=name,
+            allowed_paths=tuple(allowed_paths),
+            skip_unchanged=True,
         )
         return result(name, change)
 
@@ -39,16 +45,3 @@ def writer(name: str, allowed_paths: Sequence[str], compute: Compute) -> Handler
 def result(name: str, change: Change | None) -> dict[str, Any]:
     """What a writing tool returns: the change (None: every value was already so)."""
     return {"tool": name, "change": None if change is None else change.to_json()}
-
-
-def _differing(current: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    kept: dict[str, Any] = {}
-    for path, value in changes.items():
-        before = dotted.get(current, path, dotted.MISSING)
-        if value is dotted.MISSING and before is dotted.MISSING:
-            continue
-        both = value is not dotted.MISSING and before is not dotted.MISSING
-        if both and dotted.same(before, value):
-            continue
-        kept[path] = value
-    return kept
