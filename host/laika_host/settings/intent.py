@@ -131,10 +131,13 @@ _SHOWN_PATHS = {
 
 
 def _show(text: _Text) -> Intent | None:
-    asks = bool(text.words) and text.words[0] in ("what", "which", "what's", "whats")
-    if not (asks or (text.has("show", "list", "display", "view") and text.has(*_SETTINGS_WORDS))):
+    asks = bool(text.words) and text.words[0] in ("what", "which", "how")
+    named = text.has(*_SETTINGS_WORDS)
+    if not (asks or (named and text.has("show", "list", "display", "view"))):
         return None
     path = _shown_path(text.words)
+    if path is None and not named:  # a question about something else
+        return None
     return Intent("settings.show", {} if path is None else {"path": path})
 
 
