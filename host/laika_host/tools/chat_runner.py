@@ -163,7 +163,9 @@ class ChatRunner:
         return await self._decide(call.id, approve)
 
     async def _await_decision(self, call_id: str) -> CallOutcome:
-        pending = self.waiting.expect_approval(call_id, lambda: self._status(call_id, "running"))
+        pending = self.waiting.expect_approval(
+            call_id, lambda: self._status(call_id, "running"), self.options
+        )
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), approval_timeout())
         except TimeoutError:
@@ -295,7 +297,7 @@ async def decide_call(
         raise ConflictError(f"tool call {approval_id[:100]} is being decided already")
     if pending is None:
         outcome = await decide(
-            store, approval_id, approve, remember=remember, session=PROCESS.session
+            store, approval_id, approve, remember=remember, session=PROCESS.session, asker="panel"
         )
         if outcome.forward:  # no chat waits to hand it to the extension
             outcome = await _fail(store, approval_id, CHAT_ENDED)
@@ -304,7 +306,12 @@ async def decide_call(
         if approve and REGISTRY[(await store.tool_calls.get(approval_id)).tool].runs_in == "host":
             pending.running()
         outcome = await decide(
-            store, approval_id, approve, remember=remember, session=PROCESS.session
+            store,
+            approval_id,
+            approve,
+            remember=remember,
+            session=PROCESS.session,
+            options=pending.options,
         )
     except BaseException as error:
         pending.future.set_exception(error)
