@@ -20,7 +20,7 @@ from laika_host.settings.catalog import SETTINGS_TOOLS
 from tool_chat import Session, chat_bodies, model_server, tool_rows
 
 from llm_servers import ProviderServer
-from native_client import HostProcess
+from native_client import ARTICLE, HostProcess
 from support import run_laika
 
 LOCAL_CHOICE = {"tool": "settings.set_default_provider", "arguments": {"provider": "llama-cpp"}}
@@ -198,6 +198,8 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
         reply = session.reply(asked)
         after = session.call("config.get", {"path": "ui.theme"})["result"]["value"]
         declined = session.call("settings.ask", {"text": "disable the policy gate"})
+        session.call("config.set", {"path": "capture.default_collection", "value": "Harbour"})
+        saved = session.call("sources.save_page", {"url": "https://tides.test/t", "html": ARTICLE})
     finally:
         host.kill()
     assert (before, after) == ("system", "dark")
@@ -207,3 +209,4 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
     assert "asked by panel" in reply["result"]["change"]["message"]
     assert declined["result"]["status"] == "declined"
     assert [t["name"] for t in declined["result"]["can_change"]] == list(SETTINGS_TOOLS)
+    assert saved["result"]["collection"] == "Harbour"  # the running host read the setting

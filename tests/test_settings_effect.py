@@ -64,3 +64,40 @@ def test_a_name_added_in_words_is_redacted_in_a_later_capture(tmp_path: Path) ->
     shown = run_laika("sources", "show", source_id, "--json", env=env)
     assert "tracker_ref=" in shown.stdout
     assert SECRET not in shown.stdout
+
+
+PAGE = (
+    "<html><head><title>Long read</title></head><body><article><h1>Long read</h1>"
+    + "".join(
+        f"<p>Paragraph {n} tells how the harbour changed over the years, who worked on the "
+        "quays, what the boats carried and why the tides mattered to every one of them.</p>"
+        for n in range(120)
+    )
+    + "</article></body></html>"
+)
+
+
+def test_the_capture_defaults_follow_the_settings(tmp_path: Path) -> None:
+    """`capture.max_chars` bounds a capture that names no bound, and captures go to
+    `capture.default_collection` when none is named; a named one still wins."""
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
+    page = tmp_path / "long.html"
+    page.write_text(PAGE, encoding="utf-8")
+
+    def capture(*args: str) -> dict[str, object]:
+        done = run_laika("capture", str(page), "--url", "https://example.org/long", *args, env=env)
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    default = capture("--dry-run", "--json")
+    assert default["truncated"] is False
+    for words in ("limit captures to 5,000 characters", "save captures to Harbour by default"):
+        changed = run_laika("settings", words, "--provider", "offline", "--yes", env=env)
+        assert changed.returncode == 0, changed.stdout + changed.stderr
+    bounded = capture("--dry-run", "--json")
+    assert bounded["truncated"] is True
+    assert len(str(bounded["markdown"])) <= 5_000
+    assert len(str(capture("--dry-run", "--json", "--max-chars", "8000")["markdown"])) > 5_000
+    stored = capture("--json")
+    assert stored["collection"] == "Harbour"
+    assert capture("--json", "--collection", "Inbox")["collection"] == "Inbox"

@@ -97,6 +97,13 @@ def load(directory: Path | None = None) -> Registry:
     return registry
 
 
+def peek(directory: Path | None = None) -> Registry | None:
+    """The registry if there is one (never created here: for readers of a default that
+    must not write the data directory); RegistryFileError when it cannot be used."""
+    directory = directory or config_dir()
+    return None if signature(registry_path(directory)) is None else load(directory)
+
+
 def document(directory: Path | None = None) -> dict[str, Any]:
     """The registry as JSON data (what `laika config get` shows)."""
     return load(directory).model_dump(mode="json")
@@ -331,6 +338,7 @@ __all__ = [
     "document",
     "load",
     "mutate",
+    "peek",
     "revert",
     "signature",
     "update",

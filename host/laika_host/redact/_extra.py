@@ -30,18 +30,14 @@ NONE = ExtraNames()
 
 def extra_names() -> ExtraNames:
     """The extra names of this process's data directory now."""
-    from ..config.files import config_dir, registry_path
-    from ..config.registry import load, signature
+    from ..config.registry import peek
 
     try:
-        directory = config_dir()
-        if signature(registry_path(directory)) is None:
-            return NONE
-        names = load(directory).redaction.extra_secret_names
+        registry = peek()
     except Exception as error:  # any unreadable registry: the built-in rules alone
         log.debug("extra secret names not read: %s", type(error).__name__)
         return NONE
-    return _names(tuple(names))
+    return NONE if registry is None else _names(tuple(registry.redaction.extra_secret_names))
 
 
 def _names(names: tuple[str, ...]) -> ExtraNames:
