@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from laika_host.config import dotted, registry
@@ -29,7 +29,9 @@ from laika_host.tools.policy_rules import SETTINGS_PREFIXES, SETTINGS_READ_TOOLS
 
 T = TypeVar("T")
 NAMES = sorted(SETTINGS_TOOLS)
-WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-.", min_size=1, max_size=12)
+WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_-", min_size=1, max_size=12)
+KEYS = st.sampled_from(["language", "speed", "compact"]) | WORDS | st.just("bad.key")
+DOMAINS = st.from_regex(r"[a-z]{1,8}\.(org|com|example)", fullmatch=True)
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**9), 10**9) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
@@ -39,7 +41,9 @@ VALID: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "settings.set_default_provider": st.fixed_dictionaries(
         {"provider": st.sampled_from(["offline", "local-llama", "cloud", "nope"])}
     ),
-    "settings.set_capture_limit": st.fixed_dictionaries({"max_chars": st.integers(0, 20_000_000)}),
+    "settings.set_capture_limit": st.fixed_dictionaries(
+        {"max_chars": st.integers(1000, 10_000_000) | st.integers(0, 20_000_000)}
+    ),
     "settings.set_default_collection": st.fixed_dictionaries(
         {"collection": st.text(min_size=0, max_size=30)}
     ),
@@ -55,18 +59,18 @@ VALID: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     ),
     "settings.set_citations": st.fixed_dictionaries({"show": st.booleans()}),
     "settings.set_preference": st.fixed_dictionaries(
-        {"key": WORDS, "value": st.text(max_size=20) | st.integers(-5, 5) | st.booleans()}
+        {"key": KEYS, "value": st.text(max_size=20) | st.integers(-5, 5) | st.booleans()}
     ),
-    "settings.forget_preference": st.fixed_dictionaries({"key": WORDS}),
+    "settings.forget_preference": st.fixed_dictionaries({"key": KEYS}),
     "settings.show": st.fixed_dictionaries(
         {}, optional={"path": st.sampled_from(["ui", "capture.max_chars", "nope.x"])}
     ),
     "policy.allow_domain": st.fixed_dictionaries(
-        {"domain": st.sampled_from(["example.org", "news.example.com", "not a domain", "x"])},
-        optional={"tools": st.lists(st.sampled_from(["search", "source.capture", "rm"]))},
+        {"domain": DOMAINS | st.sampled_from(["not a domain", "x", "a..b"])},
+        optional={"tools": st.lists(st.sampled_from(["browser.navigate", "source.capture", "rm"]))},
     ),
     "policy.forget_decision": st.fixed_dictionaries(
-        {"rule_id": st.sampled_from(["allow-example.org", "rule_missing", "x"])}
+        {"rule_id": DOMAINS.map(lambda d: "allow-" + d) | st.sampled_from(["rule_missing"])}
     ),
 }
 """Per tool: arguments around its schema (some valid, some out of range or unknown)."""
@@ -103,7 +107,7 @@ def test_every_settings_tool_is_gated_by_the_family_defaults() -> None:
             assert verdict == ("allow" if tool.read_only else "ask"), (name, origin)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(NAMES),
     data=st.data(),
@@ -113,7 +117,8 @@ def test_a_tool_changes_only_its_declared_paths(name: str, data: st.DataObject) 
     within the tool's allowed paths only (the registry's own diff says so)."""
     _providers()
     tool = SETTINGS_TOOLS[name]
-    arguments = data.draw(VALID[name] | VALID[name].map(lambda a: {**a, **data.draw(INTRUDERS)}))
+    intruded = VALID[name].map(lambda a: {**a, **data.draw(INTRUDERS)})
+    arguments = data.draw(VALID[name] | intruded)
     before = registry.document()
 
     async def run(store: Store) -> None:
@@ -125,6 +130,7 @@ def test_a_tool_changes_only_its_declared_paths(name: str, data: st.DataObject) 
 
     on_store(run)
     changed = [p for p in dotted.changed_paths(before, registry.document()) if p not in READ_ONLY]
+    event("changed settings" if changed else "changed nothing")
     for path in changed:
         assert any(path == a or path.startswith(a + ".") for a in tool.allowed_paths), (
             name,
@@ -147,6 +153,37 @@ OUTSIDE = [
     for path in ("policy.rules", "providers.default", "user.preferences.x", "ui.theme")
     if not _inside(name, path)
 ]
+
+
+APPLIED: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "settings.set_default_provider": ({"provider": "local-llama"}, {"providers.default": "local-llama"}),
+    "settings.set_capture_limit": ({"max_chars": 5000}, {"capture.max_chars": 5000}),
+    "settings.set_default_collection": ({"collection": "Research"}, {"capture.default_collection": "Research"}),
+    "settings.set_redaction": ({"add_secret_names": ["session_ref"]}, {"redaction.extra_secret_names": ["session_ref"]}),
+    "settings.set_theme": ({"theme": "dark"}, {"ui.theme": "dark"}),
+    "settings.set_citations": ({"show": False}, {"ui.show_citations": False}),
+    "settings.set_preference": ({"key": "language", "value": "French"}, {"user.preferences.language": "French"}),
+    "settings.forget_preference": ({"key": "language"}, {"user.preferences.language": None}),
+    "policy.allow_domain": ({"domain": "example.org"}, {"policy.rules": 1}),
+    "policy.forget_decision": ({"rule_id": "allow-example.org"}, {"policy.rules": 0}),
+}  # fmt: skip
+"""A valid call of each writing tool, in an order where each one changes something, and
+what it sets (None: removed; for `policy.rules`, how many rules are left)."""
+
+
+def test_each_writing_tool_applies_a_valid_call_as_one_commit() -> None:
+    _providers()
+    assert set(APPLIED) == {n for n in NAMES if not SETTINGS_TOOLS[n].read_only}
+    for name, (arguments, expected) in APPLIED.items():
+        tool = SETTINGS_TOOLS[name]
+        before = registry.document()
+        result = on_store(lambda store, t=tool, a=arguments: t.run(t.arguments(**a), "cli", store))
+        after = registry.document()
+        assert result["change"]["paths"] == sorted(expected), name
+        assert after["version"] == before["version"] + 1
+        for path, value in expected.items():
+            found = dotted.get(after, path, None)
+            assert (len(found) if path == "policy.rules" else found) == value, (name, path)
 
 
 @pytest.mark.parametrize(("name", "outside"), OUTSIDE)

@@ -169,9 +169,13 @@ def update(
 def _differing(current: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
     """The changes that set a value other than the current one (or remove a present one)."""
     kept: dict[str, Any] = {}
+    absent = object()
     for path, value in changes.items():
-        before = dotted.get(current, path, REMOVE)
-        unchanged = before is REMOVE if value is REMOVE else dotted.same(before, value)
+        before = dotted.get(current, path, absent)
+        if value is REMOVE:
+            unchanged = before is absent
+        else:
+            unchanged = before is not absent and dotted.same(before, value)
         if not unchanged:
             kept[path] = value
     return kept
