@@ -104,7 +104,8 @@ def match(text: str, providers: Sequence[ProviderFacts] = ()) -> Intent | Declin
 
 def _disables_the_policy(text: _Text) -> bool:
     turning_off = text.has("disable", "off", "remove", "delete", "stop", "skip", "ignore")
-    return turning_off and text.has("policy", "approval", "approvals", "safety", "guard")
+    one_rule = text.has(*_DECISION_WORDS)  # "remove the policy rule allow-x": one rule
+    return turning_off and not one_rule and text.has("policy", "approvals", "safety", "guard")
 
 
 # --- the rules, in the order they are tried ---------------------------------------------

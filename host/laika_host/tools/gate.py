@@ -147,7 +147,8 @@ async def propose(
         session.pending_arguments[record.id] = arguments
     if decision.decision != "allow":
         return CallOutcome(record, forced_ask=decision.forced_ask)
-    return await _run(store, record, arguments, options or ExecuteOptions())
+    who: Who = "model" if context.origin in ("model", "page") else "cli"
+    return await _run(store, record, arguments, options or ExecuteOptions(who=who))
 
 
 async def refuse(
