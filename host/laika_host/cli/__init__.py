@@ -25,6 +25,7 @@ COMMANDS = {
     "logs": "laika_host.cli.logs:logs",
     "models": "laika_host.cli.models:models",
     "serve": "laika_host.cli.host:serve",
+    "settings": "laika_host.cli.settings:settings",
     "render": "laika_host.cli.render:render",
     "rules": "laika_host.cli.rules:rules",
     "schema": "laika_host.cli.schema:schema",

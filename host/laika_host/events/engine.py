@@ -123,7 +123,7 @@ async def _run_action(store: Store, tool: str, params: Any, event: Event) -> Act
             store,
             Proposal(name=tool, arguments=arguments),
             context(event),
-            options=ExecuteOptions(collection=_collection(event)),
+            options=ExecuteOptions(collection=_collection(event), who="rule"),
         )
     except LaikaError as error:
         return ActionRun(tool, params, "refused", error=str(error))
