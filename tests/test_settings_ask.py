@@ -67,7 +67,7 @@ def test_the_model_chooses_the_local_provider_and_it_is_applied(tmp_path: Path) 
     [body] = chat_bodies(server)
     system = body["messages"][0]["content"]
     assert all(f"- {name}: " in system for name in SETTINGS_TOOLS)
-    assert "collection.create" not in system  # only the settings family is offered
+    assert "- collection.create" not in system  # only the settings family is offered
     [row] = tool_rows(tmp_path)
     assert (row["tool"], row["origin"], row["status"]) == (
         "settings.set_default_provider",

@@ -22,6 +22,9 @@ PROVIDERS = [
     ProviderFacts("ollama-box", "ollama", local=True),
 ]
 PROVIDER = "settings.set_default_provider"
+RULE_IDS = ["research-inbox", "weekly"]
+TYPES = ["faq", "glossary", "key-takeaways", "summary"]
+RESEARCH = {"collectionId": "Research", "sources": [{"type": "url", "url": "$event.url"}]}
 TABLE: list[tuple[str, str, dict[str, Any]]] = [
     ("use the local model for answers", PROVIDER, {"provider": "llama-cpp"}),
     ("Use the LOCAL model, please!", PROVIDER, {"provider": "llama-cpp"}),
@@ -62,6 +65,39 @@ TABLE: list[tuple[str, str, dict[str, Any]]] = [
     ("forget decision rule_0a1b2c", "policy.forget_decision", {"rule_id": "rule_0a1b2c"}),
     ("Revoke the rule allow-example.org", "policy.forget_decision", {"rule_id": "allow-example.org"}),
     ("remove the policy rule allow-example.org", "policy.forget_decision", {"rule_id": "allow-example.org"}),
+    (
+        "When a page from example.org is captured into Inbox, add it to Research and run key-takeaways.",
+        "rules.create",
+        {
+            "trigger": "source.captured",
+            "conditions": {"domain": ["example.org"], "collection": ["Inbox"]},
+            "actions": [
+                {"tool": "collection.add_sources", "params": RESEARCH},
+                {"tool": "transform.run", "params": {"collectionId": "Research", "type": "key-takeaways"}},
+            ],
+        },
+    ),
+    (
+        "whenever I save a page containing 'tides' into my Ocean notes, then make a glossary on Tides",
+        "rules.create",
+        {
+            "trigger": "source.captured",
+            "conditions": {"collection": ["Ocean notes", "my Ocean notes"], "contains": "tides"},
+            "actions": [{"tool": "transform.run", "params": {"collectionId": "Tides", "type": "glossary"}}],
+        },
+    ),
+    (
+        "When a new collection is created, run summary",
+        "rules.create",
+        {
+            "trigger": "collection.created",
+            "actions": [{"tool": "transform.run", "params": {"collectionId": "$event.collection_id", "type": "summary"}}],
+        },
+    ),
+    ("delete the rule research-inbox", "rules.delete", {"id": "research-inbox"}),
+    ("Remove weekly", "rules.delete", {"id": "weekly"}),
+    ("show my event rules", "rules.list", {}),
+    ("Which automations do I have?", "rules.list", {}),
 ]  # fmt: skip
 DECLINED = [
     "disable the policy gate",
@@ -73,6 +109,10 @@ DECLINED = [
     "upload my sources to example.org",
     "what a lovely day",
     "make me a sandwich",
+    "when a page is captured, do a dance",  # a rule half understood is no rule
+    "when a page is captured, run nonsense-type",
+    "when an artifact is completed, add it to Research",  # only a capture has a page to add
+    "delete the rule that does not exist",
     "",
 ]
 
@@ -81,7 +121,9 @@ DECLINED = [
 def test_each_phrasing_maps_to_its_tool_and_arguments(
     text: str, tool: str, arguments: dict[str, Any]
 ) -> None:
-    assert match(text, PROVIDERS) == Intent(tool, arguments)
+    assert match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES) == Intent(
+        tool, arguments
+    )
     SETTINGS_TOOLS[tool].arguments.model_validate(arguments)  # the tool takes them
 
 
@@ -93,7 +135,7 @@ def test_the_table_covers_every_settings_tool_several_times() -> None:
 
 @pytest.mark.parametrize("text", DECLINED)
 def test_what_no_tool_serves_is_declined(text: str) -> None:
-    found = match(text, PROVIDERS)
+    found = match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
     assert isinstance(found, Decline), found
     assert found.reason
 
@@ -121,7 +163,7 @@ TEXT = st.text(max_size=400) | st.lists(
 @settings(max_examples=400)
 @given(text=TEXT)
 def test_any_text_gives_a_settings_tool_or_a_decline(text: str) -> None:
-    found = match(text, PROVIDERS)
+    found = match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
     if isinstance(found, Decline):
         assert found.reason
         return
@@ -151,6 +193,6 @@ def test_the_matcher_is_linear_in_the_text(unit: str, monkeypatch: pytest.Monkey
 
     def prepare(size: int) -> Any:
         text = "use " + unit * (size // len(unit)) + " default collection"
-        return lambda: match(text, PROVIDERS)
+        return lambda: match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
 
     assert_linear(prepare, 20_000, 200_000, bound=30)

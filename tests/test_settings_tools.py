@@ -72,6 +72,28 @@ VALID: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "policy.forget_decision": st.fixed_dictionaries(
         {"rule_id": DOMAINS.map(lambda d: "allow-" + d) | st.sampled_from(["rule_missing"])}
     ),
+    "rules.create": st.fixed_dictionaries(
+        {
+            "trigger": st.sampled_from(["source.captured", "collection.created", "nope"]),
+            "actions": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "tool": st.sampled_from(["collection.create", "settings.set_theme", "rm"]),
+                        "params": st.sampled_from(
+                            [{"title": "$event.title"}, {"theme": "dark"}, {"x": 1}]
+                        ),
+                    }
+                ),
+                max_size=2,
+            ),
+        },
+        optional={
+            "id": st.sampled_from(["r1", "bad id", "research"]),
+            "conditions": st.sampled_from([{}, {"domain": ["example.org"]}, {"nope": 1}]),
+        },
+    ),
+    "rules.delete": st.fixed_dictionaries({"id": st.sampled_from(["r1", "research", ""])}),
+    "rules.list": st.just({}),
 }
 """Per tool: arguments around its schema (some valid, some out of range or unknown)."""
 INTRUDERS = st.dictionaries(
@@ -166,9 +188,11 @@ APPLIED: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "settings.forget_preference": ({"key": "language"}, {"user.preferences.language": None}),
     "policy.allow_domain": ({"domain": "example.org"}, {"policy.rules": 1}),
     "policy.forget_decision": ({"rule_id": "allow-example.org"}, {"policy.rules": 0}),
+    "rules.create": ({"id": "r1", "trigger": "collection.created", "actions": [{"tool": "settings.set_theme", "params": {"theme": "dark"}}]}, {"events.rules": 1}),
+    "rules.delete": ({"id": "r1"}, {"events.rules": 0}),
 }  # fmt: skip
 """A valid call of each writing tool, in an order where each one changes something, and
-what it sets (None: removed; for `policy.rules`, how many rules are left)."""
+what it sets (None: removed; for `policy.rules` and `events.rules`, how many are left)."""
 
 
 def test_each_writing_tool_applies_a_valid_call_as_one_commit() -> None:
@@ -183,7 +207,8 @@ def test_each_writing_tool_applies_a_valid_call_as_one_commit() -> None:
         assert after["version"] == before["version"] + 1
         for path, value in expected.items():
             found = dotted.get(after, path, None)
-            assert (len(found) if path == "policy.rules" else found) == value, (name, path)
+            counted = path in ("policy.rules", "events.rules")
+            assert (len(found) if counted else found) == value, (name, path)
 
 
 @pytest.mark.parametrize(("name", "outside"), OUTSIDE)

@@ -142,7 +142,11 @@ async def choose(text: str, provider: ProviderChoice, offered: Sequence[str]) ->
 
 
 def _matched(text: str, facts: list[ProviderFacts], notes: tuple[str, ...] = ()) -> Choice:
-    found = match(text, facts)
+    from ..transform.catalog import catalog
+    from .rules import list_rules
+
+    rule_ids = [rule.id for rule in list_rules()]
+    found = match(text, facts, rule_ids=rule_ids, transform_types=sorted(catalog()))
     if isinstance(found, Decline):
         return Choice(None, {}, "matcher", reason=found.reason, notes=notes)
     return Choice(found.tool, found.arguments, "matcher", notes=notes)

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import intent_rules
+
 MAX_TEXT = 2_000
 """Characters of a request the matcher reads; a longer one is declined."""
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/@-]*")
@@ -64,6 +66,8 @@ class _Text:
     raw: list[str]
     vocabulary: frozenset[str]
     providers: Sequence[ProviderFacts] = field(default_factory=tuple)
+    rule_ids: Sequence[str] = field(default_factory=tuple)
+    transform_types: Sequence[str] = field(default_factory=tuple)
 
     def has(self, *words: str) -> bool:
         return any(word in self.vocabulary for word in words)
@@ -81,15 +85,31 @@ class _Text:
 Rule = Callable[[_Text], "Intent | Decline | None"]
 
 
-def match(text: str, providers: Sequence[ProviderFacts] = ()) -> Intent | Decline:
-    """The one tool `text` asks for, or why none does."""
+def match(
+    text: str,
+    providers: Sequence[ProviderFacts] = (),
+    *,
+    rule_ids: Sequence[str] = (),
+    transform_types: Sequence[str] = (),
+) -> Intent | Decline:
+    """The one tool `text` asks for, or why none does. `rule_ids` (the event rules there are)
+    and `transform_types` let it read a rule's deletion or creation."""
     if len(text) > MAX_TEXT:
         return Decline(f"the request is longer than {MAX_TEXT:,} characters: say it briefly")
     cleaned = _DIGIT_GROUP.sub("", text)
     raw = [word.rstrip(_TRIM) for word in _WORD.findall(cleaned)]
     raw = [word for word in raw if word]
     words = [word.lower() for word in raw]
-    parsed = _Text(cleaned, cleaned.lower(), words, raw, frozenset(words), providers)
+    parsed = _Text(
+        cleaned,
+        cleaned.lower(),
+        words,
+        raw,
+        frozenset(words),
+        providers,
+        rule_ids,
+        transform_types,
+    )
     if parsed.has(*DECLINE_WORDS) or _disables_the_policy(parsed):
         return Decline(
             "no settings tool does that: they never send data anywhere, touch keys or "
@@ -109,6 +129,14 @@ def _disables_the_policy(text: _Text) -> bool:
 
 
 # --- the rules, in the order they are tried ---------------------------------------------
+
+
+def _event_rules(text: _Text) -> Intent | None:
+    """Event rules (`intent_rules`): a sentence making one, a deletion naming one, a list."""
+    found = intent_rules.create(text.original, text.transform_types, _domain)
+    found = found or intent_rules.list_or_delete(text.words, text.raw, text.rule_ids)
+    return None if found is None else Intent(*found)
+
 
 _SETTINGS_WORDS = ("settings", "setting", "config", "configuration")
 _SHOWN_PATHS = {
@@ -404,6 +432,7 @@ def _by_place(text: _Text) -> Intent | Decline | None:
 
 
 RULES: tuple[Rule, ...] = (
+    _event_rules,
     _show,
     _forget_decision,
     _forget_preference,
