@@ -128,3 +128,116 @@ def _provider_ids(browser: PanelBrowser) -> list[str]:
     done = run_laika("config", "get", "providers.items", env=browser.env)
     assert done.returncode == 0, done.stderr
     return [item["id"] for item in json.loads(done.stdout)]
+
+
+# --- the "Change a setting" box: settings.ask with the offline intent matcher --------------------
+
+BOX = "#settings-ask-form"
+CARD = "#settings-ask-calls .tool-call"
+
+
+def need_settings_ask(panel: Page) -> None:
+    if not panel.eval("laikaPanel.has('settings.ask')"):
+        pytest.skip("this host has no settings.ask yet (issue #17 item 4, branch i17/nlset17)")
+
+
+def ask(panel: Page, text: str) -> None:
+    """Type `text` into the box and press Enter (a real key event: the form's own submit)."""
+    panel.click("#tab-settings")
+    panel.wait(f"!document.querySelector('{BOX} input').disabled", what="the box to be free")
+    panel.type("#settings-ask-text", text)
+    panel.call("Page.bringToFront")
+    for kind in ("keyDown", "keyUp"):
+        key = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
+        panel.call(
+            "Input.dispatchKeyEvent",
+            type=kind,
+            **key,
+            **({"text": "\r"} if kind == "keyDown" else {}),
+        )
+
+
+def outcome(panel: Page, status: str) -> str:
+    panel.wait(
+        f"document.querySelector('#settings-ask-outcome').dataset.status === '{status}'",
+        seconds=30,
+        what=f"a {status} outcome",
+    )
+    return str(panel.eval("document.querySelector('#settings-ask-outcome').textContent"))
+
+
+def shoot(panel: Page, name: str) -> None:
+    panel.eval(f"document.querySelector('{BOX}').scrollIntoView({{block: 'start'}}), true")
+    for width in (360, 800):
+        for dark in (False, True):
+            scheme = "dark" if dark else "light"
+            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
+    panel.call("Emulation.clearDeviceMetricsOverride")
+    panel.call("Emulation.setEmulatedMedia", features=[])
+
+
+def commits(browser: PanelBrowser) -> int:
+    done = run_laika("config", "history", "--json", env=browser.env)
+    assert done.returncode == 0, done.stderr
+    return len(json.loads(done.stdout)["commits"])
+
+
+def test_use_dark_theme_waits_for_approve_then_the_panel_turns_dark(
+    browser: PanelBrowser, panel: Page
+) -> None:
+    need_settings_ask(panel)
+    set_ui(browser, "ui.theme", "system")  # the screenshots follow the emulated scheme
+    shows(panel, "light", LIGHT_BG)
+    ask(panel, "use dark theme")
+    panel.wait(
+        f"document.querySelector('{CARD}[data-status=pending] .tool-approve')", what="the proposal"
+    )
+    shown = panel.eval(
+        f"""(() => {{ const card = document.querySelector('{CARD}');
+        return {{tool: card.querySelector('code').textContent,
+          args: [...card.querySelectorAll('dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent]),
+          focused: document.activeElement.classList.contains('tool-approve'),
+          busy: document.querySelector('#settings-ask-text').disabled}}; }})()"""
+    )
+    assert shown == {
+        "tool": "settings.set_theme",
+        "args": [["theme", "dark"]],
+        "focused": True,
+        "busy": True,
+    }, shown
+    assert "proposes settings.set_theme" in panel.eval(
+        "document.querySelector('#settings-ask-status').textContent"
+    )
+    shoot(panel, "settings-proposal")
+    assert panel.eval("document.documentElement.dataset.theme") == "light", "nothing yet"
+    panel.click(f"{CARD}[data-status=pending] .tool-approve")
+    assert "ui.theme" in outcome(panel, "applied")
+    shows(panel, "dark", DARK_BG)  # through config.changed: the registry changed, the host said so
+    assert panel.eval("document.activeElement.id") == "settings-ask-text"
+    set_ui(browser, "ui.theme", "light")
+    shows(panel, "light", LIGHT_BG)
+    set_ui(browser, "ui.theme", "system")
+    assert panel.problems() == []
+
+
+def test_disable_the_policy_gate_is_declined_with_what_can_be_changed(
+    browser: PanelBrowser, panel: Page
+) -> None:
+    need_settings_ask(panel)
+    before = commits(browser)
+    ask(panel, "disable the policy gate")
+    said = outcome(panel, "declined")
+    assert said.startswith("Laika cannot change that")
+    names = panel.eval(
+        "[...document.querySelectorAll('#settings-can-change li code')].map(c => c.textContent)"
+    )
+    assert {"settings.set_theme", "settings.set_default_provider", "policy.allow_domain"} <= set(
+        names
+    ), names
+    assert panel.eval(f"document.querySelector('{CARD}')") is None, "nothing was proposed"
+    assert panel.eval("document.querySelector('#settings-ask-text').value") == (
+        "disable the policy gate"
+    )
+    assert commits(browser) == before, "nothing changed"
+    shoot(panel, "settings-decline")
+    assert panel.problems() == []
