@@ -13,7 +13,7 @@ const HEADLINE = {
   pending: "Waiting for approval",
   denied: "Denied: nothing changed",
   declined: "Laika cannot change that",
-  failed: "Failed: nothing changed",
+  failed: "Failed",
 };
 
 /** {status, headline, detail, paths, canChange}: the outcome line and, on a decline, the list

@@ -126,7 +126,7 @@ test("each status reads as its own sentence", () => {
   });
   assert.deepEqual(declined.canChange, [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }]);
   assert.equal(outcomeSentence(declined), "Laika cannot change that: the policy gate cannot be disabled 1 kinds of setting can be changed; they are listed below.");
-  assert.equal(outcomeSentence(replyOutcome({ status: "failed", message: "the registry is locked" })), "Failed: nothing changed: the registry is locked");
+  assert.equal(outcomeSentence(replyOutcome({ status: "failed", message: "the registry is locked" })), "Failed: the registry is locked");
   assert.equal(outcomeSentence(replyOutcome({ status: "denied" })), "Denied: nothing changed.");
   assert.equal(replyOutcome({ status: "toString" }).status, "failed", "a name inherited by every object is no status");
   assert.equal(proposalSentence({ tool: "settings.set_theme", arguments: { theme: "dark" } }), "Laika proposes settings.set_theme with theme dark. Approve or Deny it below.");
@@ -300,7 +300,7 @@ test("a failed request names the host's error; an older host is told to update a
   box.input.value = "use dark theme";
   await box.ask();
   assert.equal(box.outcome.dataset.status, "failed");
-  assert.equal(box.outcome.textContent, "Failed: nothing changed: the registry is damaged: config/registry.json line 3");
+  assert.equal(box.outcome.textContent, "Failed: the registry is damaged: config/registry.json line 3");
   assert.equal(box.input.disabled, false);
 
   const old = fakeApp({ capabilities: [] });
