@@ -8,38 +8,48 @@ export const MESSAGE_MAX = 500;
 export const DESCRIPTION_MAX = 200;
 export const CAN_CHANGE_MAX = 100;
 
+export const NOTES_MAX = 5;
+
 const HEADLINE = {
-  applied: "Changed",
+  applied: "Applied",
   pending: "Waiting for approval",
-  denied: "Denied: nothing changed",
-  declined: "Laika cannot change that",
+  denied: "Denied",
+  declined: "Declined",
   failed: "Failed",
 };
 
-/** {status, headline, detail, paths, canChange}: the outcome line and, on a decline, the list
- * of what can be changed. An unknown status reads as a failure naming it. */
+/** {status, headline, detail, paths, canChange, notes}: the outcome line, the notes (e.g. the
+ * model's reply was unusable and the matcher chose) and, on a decline, the list of what can be
+ * changed. An unknown status reads as a failure naming it. */
 export function replyOutcome(reply) {
   const known = reply && typeof reply === "object" && Object.hasOwn(HEADLINE, String(reply.status));
   const status = known ? reply.status : "failed";
-  const message = text(reply?.message, MESSAGE_MAX);
   const paths = status === "applied" ? changedPaths(reply.change) : [];
-  let detail = message;
+  let detail = withoutHeadline(text(reply?.message, MESSAGE_MAX), HEADLINE[status]);
   if (!known) detail = `the host sent an answer this panel does not know (status ${text(reply?.status, 40) || "missing"})`;
-  else if (status === "applied" && paths.length) detail = [message, `changed ${paths.join(", ")}`].filter(Boolean).join(" · ");
+  else if (!detail && paths.length) detail = `changed ${paths.join(", ")}`;
   return {
     status,
     headline: HEADLINE[status],
     detail,
     paths,
     canChange: status === "declined" ? canChange(reply.can_change) : [],
+    notes: known && Array.isArray(reply.notes) ? reply.notes.slice(0, NOTES_MAX).map((note) => text(note, MESSAGE_MAX)).filter(Boolean) : [],
   };
+}
+
+/** The message without a leading "Declined:" when the headline already says it. */
+function withoutHeadline(message, headline) {
+  const prefix = `${headline.toLowerCase()}:`;
+  return message.slice(0, prefix.length).toLowerCase() === prefix ? message.slice(prefix.length).trim() : message;
 }
 
 /** The outcome as one sentence, for the live region. */
 export function outcomeSentence(outcome) {
   const sentence = outcome.detail ? `${outcome.headline}: ${outcome.detail}` : `${outcome.headline}.`;
   if (!outcome.canChange.length) return sentence;
-  return `${sentence} ${outcome.canChange.length} kinds of setting can be changed; they are listed below.`;
+  const count = outcome.canChange.length;
+  return `${sentence} What can be changed: ${count} ${count === 1 ? "entry" : "entries"} below.`;
 }
 
 /** [{name, description}] from a decline's `can_change`, entries without a name skipped. */

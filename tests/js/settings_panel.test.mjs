@@ -12,6 +12,7 @@ import {
   CAN_CHANGE_MAX,
   DESCRIPTION_MAX,
   MESSAGE_MAX,
+  NOTES_MAX,
   outcomeSentence,
   proposalSentence,
   replyOutcome,
@@ -87,6 +88,7 @@ const replyShape = fc.record(
     tool: fc.string({ maxLength: 40 }),
     message: fc.oneof(fc.string({ maxLength: 800 }), fc.jsonValue({ maxDepth: 1 })),
     change: fc.oneof(fc.constant(null), fc.record({ version: fc.nat(), paths: fc.array(fc.oneof(path, fc.integer()), { maxLength: 4 }) })),
+    notes: fc.oneof(fc.array(fc.oneof(fc.string({ maxLength: 700 }), fc.integer()), { maxLength: 8 }), fc.jsonValue({ maxDepth: 1 })),
     can_change: fc.oneof(
       fc.array(fc.record({ name: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()), description: fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)) }, { requiredKeys: [] }), { maxLength: 130 }),
       fc.jsonValue({ maxDepth: 1 }),
@@ -107,6 +109,7 @@ test("any reply gives a bounded outcome with a known status; only a decline list
       if (outcome.status !== "declined") assert.deepEqual(outcome.canChange, []);
       if (outcome.status !== "applied") assert.deepEqual(outcome.paths, []);
       assert.ok(outcome.canChange.length <= CAN_CHANGE_MAX);
+      assert.ok(outcome.notes.length <= NOTES_MAX && outcome.notes.every((note) => note.length <= MESSAGE_MAX));
       for (const row of outcome.canChange) {
         assert.ok(row.name.length > 0 && row.name.length <= DESCRIPTION_MAX);
         assert.ok(row.description.length <= DESCRIPTION_MAX);
@@ -117,17 +120,21 @@ test("any reply gives a bounded outcome with a known status; only a decline list
 });
 
 test("each status reads as its own sentence", () => {
-  const applied = replyOutcome({ status: "applied", message: "ui.theme is now dark", change: { version: 3, commit: "ab", paths: ["ui.theme"] } });
-  assert.equal(outcomeSentence(applied), "Changed: ui.theme is now dark · changed ui.theme");
+  const change = { version: 3, commit: "ab", paths: ["ui.theme"] };
+  const applied = replyOutcome({ status: "applied", message: "Changed ui.theme (settings.set_theme).", change, notes: ["the model's reply was not JSON; read by the offline matcher instead"] });
+  assert.equal(outcomeSentence(applied), "Applied: Changed ui.theme (settings.set_theme).");
+  assert.deepEqual(applied.paths, ["ui.theme"]);
+  assert.deepEqual(applied.notes, ["the model's reply was not JSON; read by the offline matcher instead"]);
+  assert.equal(outcomeSentence(replyOutcome({ status: "applied", message: "", change })), "Applied: changed ui.theme", "no message: the paths say what changed");
   const declined = replyOutcome({
     status: "declined",
-    message: "the policy gate cannot be disabled",
+    message: "Declined: no settings tool does that. What can be changed is listed below.",
     can_change: [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }, { description: "no name" }],
   });
   assert.deepEqual(declined.canChange, [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }]);
-  assert.equal(outcomeSentence(declined), "Laika cannot change that: the policy gate cannot be disabled 1 kinds of setting can be changed; they are listed below.");
+  assert.equal(outcomeSentence(declined), "Declined: no settings tool does that. What can be changed is listed below. What can be changed: 1 entry below.");
   assert.equal(outcomeSentence(replyOutcome({ status: "failed", message: "the registry is locked" })), "Failed: the registry is locked");
-  assert.equal(outcomeSentence(replyOutcome({ status: "denied" })), "Denied: nothing changed.");
+  assert.equal(outcomeSentence(replyOutcome({ status: "denied" })), "Denied.");
   assert.equal(replyOutcome({ status: "toString" }).status, "failed", "a name inherited by every object is no status");
   assert.equal(proposalSentence({ tool: "settings.set_theme", arguments: { theme: "dark" } }), "Laika proposes settings.set_theme with theme dark. Approve or Deny it below.");
 });
@@ -260,12 +267,12 @@ test("a proposal shows as data with Approve/Deny, takes the keyboard, and the ou
   await settle();
   assert.deepEqual(app.sent[1], ["tool.decide", { approval_id: "a1", decision: "approve", remember: "once" }]);
   assert.equal(card.dataset.status, "executed");
-  finish({ status: "applied", tool: "settings.set_theme", arguments: { theme: "dark" }, message: "ui.theme is now dark", change: { version: 2, commit: "c0ffee", paths: ["ui.theme"] }, can_change: [] });
+  finish({ status: "applied", tool: "settings.set_theme", arguments: { theme: "dark" }, message: "Changed ui.theme (settings.set_theme).", change: { version: 2, commit: "c0ffee", paths: ["ui.theme"] }, can_change: [] });
   await settle();
   assert.equal(box.outcome.hidden, false);
   assert.equal(box.outcome.dataset.status, "applied");
-  assert.equal(box.outcome.textContent, "Changed: ui.theme is now dark · changed ui.theme");
-  assert.equal(box.live.textContent, "Changed: ui.theme is now dark · changed ui.theme");
+  assert.equal(box.outcome.textContent, "Applied: Changed ui.theme (settings.set_theme).");
+  assert.equal(box.live.textContent, "Applied: Changed ui.theme (settings.set_theme).");
   assert.ok(box.calls.querySelector(".tool-call.compact"), "the card folds to a line");
   assert.equal(box.calls.querySelector("button"), null);
   assert.equal(box.input.disabled, false);
@@ -290,7 +297,7 @@ test("a decline lists what can be changed, as text; the sentence stays to be edi
   assert.equal(document.querySelectorAll("img").length, 0);
   assert.equal(box.calls.hidden, true, "no proposal, no card");
   assert.equal(box.input.value, "disable the policy gate");
-  assert.match(box.live.textContent, /2 kinds of setting can be changed/);
+  assert.match(box.live.textContent, /What can be changed: 2 entries below\.$/);
 });
 
 test("a failed request names the host's error; an older host is told to update and nothing is sent", async () => {

@@ -8,7 +8,7 @@ import { describeError } from "../errors.js";
 import { outcomeSentence, proposalSentence, replyOutcome } from "../settings_reply.js";
 import { ToolCalls } from "../tool_calls.js";
 
-export const ASK_MAX_CHARS = 1000;
+export const ASK_MAX_CHARS = 2000; // what the host reads (settings.ask: 1..2,000 characters)
 const OLD_HOST =
   "this Laika host cannot change settings from a sentence yet: update it (pip install -U laika-host); `laika config set PATH VALUE` works meanwhile";
 
@@ -97,6 +97,7 @@ export class SettingsBox {
     fill(
       this.outcome,
       h("p", { class: "settings-outcome-line" }, h("strong", {}, outcome.headline), outcome.detail ? `: ${outcome.detail}` : "."),
+      outcome.notes.map((note) => h("p", { class: "meta settings-note" }, note)),
       list ? h("p", { class: "meta" }, "What can be changed:") : null,
       list,
     );
