@@ -112,12 +112,13 @@ class GitTree:
         if not self.bare:
             directory = self.root / folder
             return {p.name for p in directory.iterdir()} if directory.is_dir() else set()
-        done = subprocess.run(
-            ["git", "--git-dir", str(self.root), "ls-tree", "--name-only", f"HEAD:{folder}"],
+        done = subprocess.run(  # -z: names as they are (git quotes non-ASCII ones otherwise)
+            ["git", "--git-dir", str(self.root), "ls-tree", "-z", "--name-only", f"HEAD:{folder}"],
             capture_output=True,
             check=False,
         )
-        return set(done.stdout.decode("utf-8").splitlines()) if done.returncode == 0 else set()
+        names = done.stdout.decode("utf-8").split("\0")
+        return {name for name in names if name} if done.returncode == 0 else set()
 
     def reader(self, path: str) -> Callable[[], bytes]:
         return lambda: self.read(path) or b""

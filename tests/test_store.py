@@ -133,13 +133,16 @@ def test_an_older_file_migrates_on_open(db: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
     run(db, lambda store: store.collections.create("Mine"))
-    with sqlite3.connect(db) as connection:  # what a newer Laika's migrations 5 to 7 write
-        for number in range(len(migrations_module.MIGRATIONS) + 1, 8):
-            connection.execute("INSERT INTO _migrations VALUES (?, 0)", (f"m{number:03d}_later",))
-        connection.execute("PRAGMA user_version = 7")
-    before = db.read_bytes()
     shipped = len(migrations_module.MIGRATIONS)
-    with pytest.raises(SchemaTooNewError, match=rf"version 7.*knows only up to {shipped}.*Upgrade"):
+    newer = shipped + 2
+    with sqlite3.connect(db) as connection:  # what a newer Laika's next migrations write
+        for number in range(shipped + 1, newer + 1):
+            connection.execute("INSERT INTO _migrations VALUES (?, 0)", (f"m{number:03d}_later",))
+        connection.execute(f"PRAGMA user_version = {newer}")
+    before = db.read_bytes()
+    with pytest.raises(
+        SchemaTooNewError, match=rf"version {newer}.*knows only up to {shipped}.*Upgrade"
+    ):
         run(db, lambda store: store.collections.list())
     assert db.read_bytes() == before
 

@@ -11,9 +11,10 @@ import pytest
 
 from laika_host.agent import prompts
 from laika_host.protocol.tools import BROWSER_TOOLS, TOOL_ARGUMENTS
+from laika_host.settings.catalog import SETTINGS_TOOLS
 from laika_host.tools import registry
 from laika_host.tools.catalog import tool_listing
-from laika_host.tools.host_executors import EXECUTORS
+from laika_host.tools.host_executors import EXECUTORS, all_executors
 from laika_host.tools.registry import REGISTRY, ToolArgumentsError, UnknownToolError
 from tool_cases import DEFAULT_DECISIONS, OUT_OF_RANGE, VALID
 
@@ -21,18 +22,25 @@ from support import run_laika
 
 
 def test_every_tool_has_exactly_one_entry() -> None:
-    assert list(REGISTRY) == list(TOOL_ARGUMENTS)
-    assert set(VALID) == set(REGISTRY) == set(DEFAULT_DECISIONS)
+    """The v1 tools, then the settings family (each a host tool of risk `settings`)."""
+    assert registry.family("llmcp") == list(TOOL_ARGUMENTS)
+    assert registry.family("settings") == list(SETTINGS_TOOLS)
+    assert list(REGISTRY) == [*TOOL_ARGUMENTS, *SETTINGS_TOOLS]
+    assert set(VALID) == set(TOOL_ARGUMENTS) == set(DEFAULT_DECISIONS)
     for name, tool in REGISTRY.items():
         assert tool.name == name
-        assert tool.arguments is TOOL_ARGUMENTS[name]
+        own = TOOL_ARGUMENTS.get(name) or SETTINGS_TOOLS[name].arguments
+        assert tool.arguments is own
         assert tool.description
         assert "\n" not in tool.description
+        if tool.family == "settings":
+            assert (tool.risk, tool.runs_in) == ("settings", "host")
 
 
 def test_host_tools_have_an_executor_and_browser_tools_run_in_the_extension() -> None:
     host = {name for name, tool in REGISTRY.items() if tool.runs_in == "host"}
-    assert set(EXECUTORS) == host
+    assert set(EXECUTORS) == host - set(SETTINGS_TOOLS)
+    assert set(all_executors()) == host
     assert {name for name, tool in REGISTRY.items() if tool.runs_in == "extension"} == BROWSER_TOOLS
     for name in REGISTRY:
         assert (registry.executor(name) is None) == (name in BROWSER_TOOLS)
@@ -136,11 +144,17 @@ def test_laika_tools_list_json_is_the_registry() -> None:
         assert tool["risk"] == entry.risk
         assert tool["runs_in"] == entry.runs_in
         assert tool["arguments_schema"] == entry.schema()
-        assert tool["default_decision"] == DEFAULT_DECISIONS[tool["name"]]
+        assert tool["family"] == entry.family
+        if entry.family == "settings":  # read-only settings tools allow, writes ask
+            read_only = SETTINGS_TOOLS[tool["name"]].read_only
+            assert tool["default_decision"] == ("allow" if read_only else "ask")
+        else:
+            assert tool["default_decision"] == DEFAULT_DECISIONS[tool["name"]]
 
 
 @pytest.mark.parametrize(
-    "offered", [("app.calculate",), tuple(n for n in REGISTRY if REGISTRY[n].runs_in == "host")]
+    "offered",
+    [("app.calculate",), tuple(n for n in TOOL_ARGUMENTS if REGISTRY[n].runs_in == "host")],
 )
 def test_the_compact_list_gives_each_offered_tool_its_typed_signature(
     offered: tuple[str, ...],
@@ -185,7 +199,7 @@ def test_the_list_offered_shrinks_with_the_context_window(
         id="p", kind="openai_compatible", model="m", base_url="http://127.0.0.1:9/v1",
         context_window=window,
     )  # fmt: skip
-    host = [n for n in REGISTRY if REGISTRY[n].runs_in == "host"]
+    host = [n for n in TOOL_ARGUMENTS if REGISTRY[n].runs_in == "host"]
     offer, note = tools_that_fit(provider, max_tokens, _Offering(host))  # type: ignore[arg-type]
     assert (list(offer), offer.compact, note is None) == {
         "full": (host, False, True),

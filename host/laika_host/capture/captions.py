@@ -12,7 +12,9 @@ caption that long reads as prose and is kept).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import Element, drop_tree
@@ -26,11 +28,26 @@ _LOOK_NODES = 64
 """Nodes looked at per question (text length, a nearby image): a page of 10,000 nested
 captions stays linear."""
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_ATTRIBUTED = etree.XPath("descendant-or-self::*[@*]")
 
 
-def drop_captions(root: HtmlElement) -> int:
-    """Remove short captions in place; returns how many."""
-    doomed = [element for element in root.iter() if _is_caption(element)]
+def is_caption_named(names: frozenset[str]) -> bool:
+    """Whether name tokens (`prune.tokens`) call an element a caption or credit."""
+    return not CAPTION_NAMES.isdisjoint(names)
+
+
+def drop_captions(root: HtmlElement, named: Iterable[Element] | None = None) -> int:
+    """Remove short captions in place; returns how many. `named`: the elements already
+    found named like captions (the prune pass reads every name once); None: look here."""
+    if named is None:
+        attributed = _ATTRIBUTED(root)  # in C; most elements have no attributes
+        named = [
+            e
+            for e in (attributed if isinstance(attributed, list) else [])
+            if isinstance(e, etree._Element)
+        ]
+    unique = dict.fromkeys([*root.iter("figcaption"), *named])  # a named figcaption: twice
+    doomed = [e for e in unique if _is_caption(e)]
     for element in doomed:
         drop_tree(element)
     return len(doomed)

@@ -31,16 +31,21 @@ from .markdown_escape import (
 )
 
 _SHIFT = 8  # the bits above the writer's own flags
-CONTEXT = 0b1111 << _SHIFT
-"""Flag bits: the character classes just before and just after an element's Markdown."""
+CONTEXT = 0b111111 << _SHIFT
+"""Flag bits: the character classes just before and just after an element's Markdown, and
+whether a backtick run may stand there (`TICK_BEFORE`, `TICK_AFTER`)."""
+TICK_BEFORE = 1 << (_SHIFT + 4)
+TICK_AFTER = 1 << (_SHIFT + 5)
 _MARKERS = "*~"
 _BACKTICKS = re.compile(r"`+")
+_MARKER_RUNS = {"*": re.compile(r"\*+"), "~": re.compile(r"~+")}
 HARD_BREAKS = re.compile(r"(?<!\\)((?:\\\\)*)\\\n")
 """A hard line break: a backslash no other backslash escapes, then a newline."""
 
 
-def context(before: int, after: int) -> int:
-    return (before | after << 2) << _SHIFT
+def context(before: int, after: int, *, ticks: int = 0) -> int:
+    """Context bits for these classes; `ticks`: TICK_BEFORE and TICK_AFTER bits to keep."""
+    return (before | after << 2) << _SHIFT | ticks & (TICK_BEFORE | TICK_AFTER)
 
 
 def before_of(flags: int) -> int:
@@ -54,7 +59,8 @@ def after_of(flags: int) -> int:
 def inside(flags: int) -> int:
     """The context of the Markdown inside an element that may write markers around it: the
     marker (punctuation) when it does, the outside (whitespace or punctuation) when not."""
-    return context(_inner(before_of(flags)), _inner(after_of(flags)))
+    # a backtick run outside stays a neighbour when the markers are left out
+    return context(_inner(before_of(flags)), _inner(after_of(flags)), ticks=flags)
 
 
 def _inner(outside: int) -> int:
@@ -76,7 +82,7 @@ class Marked:
         before = char_class(self.before[-1]) if self.before and left.started else left.kind
         after = char_class(self.after[0]) if self.after and right.started else right.kind
         first, last = self.body[0], self.body[-1]
-        if not _one_paragraph(self.body):
+        if not _one_paragraph(self.body) or _holds_run(self.body, self.mark):
             keep = False
         elif self._alone(left, right, before, after):
             keep = left_flanking(before, first) and right_flanking(last, after)
@@ -140,11 +146,11 @@ class Side:
 
     __slots__ = ("kind", "marker", "started", "tick")
 
-    def __init__(self, edge: int) -> None:
+    def __init__(self, edge: int, *, tick: bool = False) -> None:
         self.kind = edge
         self.started = False
         self.marker = False
-        self.tick = False  # a backtick run stands there: a code span there would merge
+        self.tick = tick  # a backtick run (may) stand there: a code span there would merge
 
     def passed_left(self, part: str | Deferred) -> None:
         """`part` was written; it now stands on the left of the next one."""
@@ -184,6 +190,17 @@ class Side:
         return twin
 
 
+def _holds_run(body: str, mark: str) -> bool:
+    """Whether `body` holds a run of exactly `mark` (page text's markers are escaped, so it
+    is a nested element's): `*a *b* c*` reads as two emphases around plain "b"."""
+    if mark not in body:
+        return False
+    return any(
+        len(run.group()) == len(mark) and _backslashes_before(body, run.start()) % 2 == 0
+        for run in _MARKER_RUNS[mark[0]].finditer(body)
+    )
+
+
 def _one_paragraph(body: str) -> bool:
     """Emphasis cannot span blocks: every line break must be a hard break (`\\` newline)."""
     return "\n" not in body or body.count("\n") == len(HARD_BREAKS.findall(body))
@@ -198,8 +215,8 @@ def resolve(parts: Sequence[str | Deferred], flags: int) -> list[str]:
     `Code` as a code span or as text."""
     if all(isinstance(part, str) for part in parts):
         return [part for part in parts if isinstance(part, str) and part]
-    rights = _right_sides(parts, after_of(flags))
-    left = Side(before_of(flags))
+    rights = _right_sides(parts, after_of(flags), tick=bool(flags & TICK_AFTER))
+    left = Side(before_of(flags), tick=bool(flags & TICK_BEFORE))
     out: list[str] = []
     for part, right in zip(parts, rights, strict=True):
         text = part if isinstance(part, str) else part.written(left, right)
@@ -209,9 +226,9 @@ def resolve(parts: Sequence[str | Deferred], flags: int) -> list[str]:
     return out
 
 
-def _right_sides(parts: Sequence[str | Deferred], edge: int) -> list[Side]:
+def _right_sides(parts: Sequence[str | Deferred], edge: int, *, tick: bool) -> list[Side]:
     """For each part, what stands on its right."""
-    right = Side(edge)
+    right = Side(edge, tick=tick)
     sides: list[Side] = []
     for part in reversed(parts):
         sides.append(right.copy())

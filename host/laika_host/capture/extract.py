@@ -25,7 +25,7 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from .dom import Element, drop_tag, squash, text_of
-from .spacing import pin_spaces, unpin_spaces
+from .spacing import pin_spaces, unpin, unpin_spaces
 
 log = logging.getLogger("laika.capture")
 
@@ -52,14 +52,14 @@ def trafilatura_candidate(
     from trafilatura.core import bare_extraction
     from trafilatura.htmlprocessing import convert_to_html
 
-    pin_spaces(tree)  # trafilatura trims text beside inline elements: words would glue
+    pinned = pin_spaces(tree)  # trafilatura trims text beside inline elements: words glued
     try:
         document = bare_extraction(tree, options=_options(url, include_images))
     except Exception:  # a third-party extractor must never take capture down
         log.warning("trafilatura failed on %s", url or "a page", exc_info=True)
         return None
     finally:
-        unpin_spaces(tree)
+        unpin(pinned)
     body = getattr(document, "body", None)
     if body is None or not len(body):
         return None

@@ -123,7 +123,7 @@ def _children(element: Element, flags: int) -> str:
     block = element.tag in _BLOCKS
     kids = list(element)
     parts: list[str | Deferred] = []
-    left = emphasis.Side(emphasis.before_of(flags))
+    left = emphasis.Side(emphasis.before_of(flags), tick=bool(flags & emphasis.TICK_BEFORE))
     line = _LINE_START if block else _UNKNOWN
     if element.text:
         text = _text(element.text, flags, None, kids[0] if kids else None, block)
@@ -181,13 +181,38 @@ def _kid_flags(
     kid_flags = flags & ~emphasis.CONTEXT
     if kid.tag in _LINK_BREAKERS or not isinstance(kid.tag, str):
         return kid_flags
+    ticks = emphasis.TICK_BEFORE if left.tick else 0
     if following is not None:  # text between them stays put; an element is unknown
         after = emphasis.first_class(tail) if tail else OTHER
+        if not tail and _may_open_code(following):
+            ticks |= emphasis.TICK_AFTER
     else:
-        right = emphasis.Side(emphasis.after_of(flags))
+        right = emphasis.Side(emphasis.after_of(flags), tick=bool(flags & emphasis.TICK_AFTER))
         right.passed_right(tail)
         after = right.kind
-    return kid_flags | emphasis.context(left.kind, after)
+        if right.tick:
+            ticks |= emphasis.TICK_AFTER
+    return kid_flags | emphasis.context(left.kind, after, ticks=ticks)
+
+
+_CODE_TAGS = frozenset({"code", "kbd", "samp"})
+_OPENING_DEPTH = 32
+
+
+def _may_open_code(element: Element) -> bool:
+    """Whether `element`'s Markdown may open with a code span: it, or its first child, and
+    so on down while no text stands first, is code (32 levels looked at; deeper, assume
+    so). A span inside a `<span>` touching the next one merged their backtick runs."""
+    node: Element | None = element
+    for _ in range(_OPENING_DEPTH):
+        if node is None or not isinstance(node.tag, str) or node.tag in _BLOCKS_OR_PRE:
+            return False
+        if node.tag in _CODE_TAGS:
+            return True
+        if node.text:
+            return False
+        node = node[0] if len(node) else None
+    return True
 
 
 def _without_stray_breaks(parts: list[str]) -> list[str]:

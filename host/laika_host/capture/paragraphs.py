@@ -11,6 +11,7 @@ One pass over the tree plus one over each candidate's children: linear in the pa
 
 from __future__ import annotations
 
+from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import Element
@@ -43,7 +44,12 @@ def wrap_loose_runs(root: HtmlElement) -> int:
     on capture-dev for the first; the second cost 0.0013 F1 on trafilatura's unseen pages
     and gained nothing on capture-dev). Their words stay apart through `spacing` instead.
     """
-    candidates = [node for node in root.iter(*CONTAINERS, "p") if _may_need_wrapping(node)]
+    holders = dict.fromkeys(br.getparent() for br in root.iter("br"))  # in document order
+    candidates = [
+        node
+        for node in holders
+        if node is not None and node.tag in _WRAPPABLE and _may_need_wrapping(node)
+    ]
     if not candidates:
         return 0
     blocky = _holding_blocks(root)
@@ -53,7 +59,7 @@ def wrap_loose_runs(root: HtmlElement) -> int:
         if not _has_loose_text(items, blocky):
             continue
         runs = _runs(items, blocky)
-        if not _divided(runs):
+        if not (_divided(runs) or _lines_at_risk(container, runs)):
             continue
         if container.tag == "p":
             made += _split_paragraph(container, runs)
@@ -62,21 +68,18 @@ def wrap_loose_runs(root: HtmlElement) -> int:
     return made
 
 
+_WRAPPABLE = CONTAINERS | {"p"}
+_LOOSE_TEXT = etree.XPath("boolean(text()[normalize-space()])")
+_INLINE_TAGS = tuple(PHRASING - {"br"})
+
+
 def _may_need_wrapping(container: Element) -> bool:
-    """A cheap first test: a `<br>` child (found in C) and loose words (the container's
-    text, a tail, an inline child's own text), O(1) per child. A page of 250,000 `<p>`s has
-    no candidate; one of 250,000 `<br>`s has no words beside them."""
-    if container.find("br") is None:
-        return False
-    if _is_words(container.text):
+    """A cheap first test for a container holding a `<br>`: loose words, its own text or a
+    tail (in C), or an inline child's own text (children picked by tag in C: a page of
+    250,000 `<br>`s loops over none of them in Python)."""
+    if _LOOSE_TEXT(container):
         return True
-    for child in container:
-        tag = child.tag
-        if _is_words(child.tail) or (
-            isinstance(tag, str) and tag in PHRASING and _is_words(child.text)
-        ):
-            return True
-    return False
+    return any(_is_words(child.text) for child in container.iterchildren(*_INLINE_TAGS))
 
 
 def _is_words(text: str | None) -> bool:
@@ -165,6 +168,16 @@ def _divided(runs: list[Run]) -> bool:
         elif after_block and any(_is_br(item) for item in run) and _run_has_words(run):
             return True
     return False
+
+
+def _lines_at_risk(container: Element, runs: list[Run]) -> bool:
+    """Whether trafilatura would judge the container's lines one by one: in any container
+    but a `<div>` (which it reads as one paragraph when it holds only text, inline elements
+    and breaks), a line before or after a `<br>` stands alone, and the first one or a line
+    of links was dropped (`<td>Name<br>Street</td>` kept only "Street")."""
+    if container.tag in ("div", "p"):
+        return False
+    return any(_is_br(item) for run, _ in runs for item in run)
 
 
 def _is_br(item: Item) -> bool:

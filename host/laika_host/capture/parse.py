@@ -1,7 +1,7 @@
 """Page text to an lxml tree, bounded in size and in time linear in the page's length.
 
 A page over `MAX_PARSE_CHARS` is fed to lxml's own parser in pieces; scripts and styles are
-dropped as soon as the parser has read them (comments are never kept), and feeding stops,
+emptied as soon as the parser has read them (comments are never kept), and feeding stops,
 before a tag, once what is kept reaches the bound. The parser decides what is a comment or
 a script (a `<script>` inside a comment is text), so nothing visible is lost to a guess, and
 no pass rescans the page: a regex stripper that did took 40 s on a 2.5 MB page of 3,000
@@ -26,11 +26,13 @@ FEED_CHARS = 1 << 16
 _HIDDEN = ("script", "style")
 _DEPTH_LIMIT = "Excessive depth"  # libxml2's message when it stops at 256 nested elements
 _FULL_DOCUMENT = re.compile(r"\s*<(?:html|!doctype)", re.IGNORECASE)  # as lxml.html decides
-_UNSAFE = dict.fromkeys([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFDD0, 0xFFFE, 0xFFFF])
-"""Characters no XML text may hold (C0 controls but tab and newlines; U+FFFE, U+FFFF) and
-the noncharacter `spacing.PIN` reserves. libxml2's HTML parser keeps them in the tree, and
-lxml then refuses any text that holds one (a page with a stray U+001D crashed capture the
-first time a step rewrote a text), so they go before parsing."""
+_CONTROLS = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
+_NONCHARACTERS = ("\ufdd0".encode(), "\ufffe".encode(), "\uffff".encode())
+"""What no XML text may hold (C0 controls but tab and newlines; U+FFFE, U+FFFF) and the
+noncharacter `spacing.PIN` reserves. libxml2's HTML parser keeps them in the tree, and lxml
+then refuses any text that holds one (a page with a stray U+001D crashed capture the first
+time a step rewrote a text), so they leave the bytes handed to the parser (a C0 byte in
+UTF-8 is always that character; `bytes.translate` drops them in one C pass)."""
 
 
 def _lookup() -> etree.ElementDefaultClassLookup:
@@ -60,8 +62,6 @@ def parse_page(
     """The page's tree (a `<div>` holding the fragment when `fragment`), and whether part of
     the page was left out (over `limit` characters, or nested too deep to read)."""
     text, _ = bound_attributes(text)  # the parser is quadratic in a tag's attributes
-    text = text.translate(_UNSAFE)
-    text = _closed_empty_comments(text)
     if fragment and not _FULL_DOCUMENT.match(text):
         text = f"<html><body>{text}</body></html>"
     if len(text) <= limit:
@@ -73,18 +73,18 @@ def parse_page(
     return (_as_fragment(root) if fragment else root), cut
 
 
-def _closed_empty_comments(text: str) -> str:
-    """`<!-->` and `<!--->` written as `<!---->`: HTML closes an empty comment there, and so
-    does libxml2 reading a whole page, but its push parser (used past the bound) reads on as
-    if the comment were open, so a cut page showed text the whole page does not."""
-    if "<!--" not in text:
-        return text
-    return text.replace("<!--->", "<!---->").replace("<!-->", "<!---->")
+def _safe_bytes(text: str) -> bytes:
+    """`text` as UTF-8 for the parser, without the characters no XML text may hold."""
+    data = text.encode("utf-8", "replace").translate(None, _CONTROLS)
+    for character in _NONCHARACTERS:
+        if character in data:
+            data = data.replace(character, b"")
+    return data
 
 
 def _parse_whole(text: str) -> tuple[HtmlElement | None, bool]:
     try:
-        root: HtmlElement | None = etree.fromstring(text.encode("utf-8", "replace"), _PARSER)
+        root: HtmlElement | None = etree.fromstring(_safe_bytes(text), _PARSER)
     except etree.XMLSyntaxError:
         root = None
     return root, _stopped_early(_PARSER)
@@ -104,6 +104,7 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
     kept = 0
     position = 0
     cut = False
+    emptied: list[HtmlElement] = []
     while position < len(text):
         piece = text[position : _before_tag(text, position + FEED_CHARS)]
         if kept + len(piece) > limit:
@@ -111,33 +112,43 @@ def _parse_bounded(text: str, limit: int) -> tuple[HtmlElement | None, bool]:
             before_tag = piece.rfind("<", 0, room)
             piece = piece[: before_tag if before_tag > 0 else room]
             cut = True
-        parser.feed(piece.encode("utf-8", "replace"))
+        parser.feed(_safe_bytes(piece))
         position += len(piece)
-        kept += len(piece) - _drop_read(parser)
+        kept += len(piece) - _empty_read(parser, emptied)
         if cut:
             break
     try:
         root: HtmlElement | None = parser.close()
     except etree.XMLSyntaxError:
         root = None
+    for element in emptied:  # the parser is done: now the tree may be rearranged
+        if element.getparent() is not None:
+            drop_tree(element)
     return root, cut or _stopped_early(parser)
 
 
 def _before_tag(text: str, at: int) -> int:
     """Where the piece that reaches `at` ends: before the next `<`, so that no tag, comment
-    opener or closer is split between two pieces (libxml2's push parser then reads a
-    comment differently by where the split falls). Each search starts past the last one."""
+    opener or closer is split between two pieces and the cut at the bound can fall before a
+    tag. Each search starts past the last one."""
     found = text.find("<", at)
     return len(text) if found == -1 else found
 
 
-def _drop_read(parser: etree.HTMLPullParser) -> int:
-    """Remove the scripts and styles the parser finished; the characters they held."""
+def _empty_read(parser: etree.HTMLPullParser, emptied: list[HtmlElement]) -> int:
+    """Empty the scripts and styles the parser finished; the characters they held.
+
+    Only their insides go while the parser runs: it appends the next text to the last text
+    node it made using the length it remembers, so moving a tail into a neighbour's text (as
+    `drop_tree` does) made it write at a stale offset: `-->` + style + `\n-->` read as
+    `--->`, so a page fed in pieces showed other words than the whole page. Each emptied
+    element is dropped once parsing ends."""
     dropped = 0
     for _event, element in parser.read_events():
-        if isinstance(element, etree._Element) and element.getparent() is not None:
+        if isinstance(element, HtmlElement) and element.getparent() is not None:
             dropped += len(element.text or "")
-            drop_tree(element)  # keeps its tail: text after it may already be read
+            element.text = None
+            emptied.append(element)
     return dropped
 
 

@@ -19,7 +19,7 @@ from ..redact import redact_text, redact_url
 from .body import is_sparse, stored_body
 from .boilerplate import remove_boilerplate_blocks
 from .bounds import blocks
-from .captions import drop_captions
+from .captions import drop_captions, is_caption_named
 from .convert import escape_text, html_to_markdown, resolve_urls, tidy_markdown
 from .decode import decode_html
 from .dom import Element, drop_tree, squash
@@ -91,7 +91,7 @@ def capture_html(
     if clock.run("prune", lambda: _prune(tree, named)):
         found.add("truncated")
     visible = page_text(tree)  # one pass over the pruned page, shared by the steps below
-    found |= named.found | phrase_signals(visible, script_chars=script_chars)
+    found |= named.found | phrase_signals(visible, script_chars=script_chars, tree=tree)
     content, extractor = clock.run(
         "extract", lambda: _main_content(tree, page_url, options, found, visible)
     )
@@ -154,8 +154,15 @@ def _decode(html: str | bytes, url: str | None) -> tuple[str, str | None]:
 def _prune(tree: HtmlElement, named: NamedSignals) -> bool:
     """Noise out, loose text runs made paragraphs, then the bounds that keep extraction fast;
     whether a bound cut content."""
-    prune(tree, named)
-    drop_captions(tree)
+    captions: list[Element] = []
+
+    def observe(element: HtmlElement, names: frozenset[str]) -> None:
+        named(element, names)
+        if is_caption_named(names):
+            captions.append(element)
+
+    prune(tree, observe)
+    drop_captions(tree, captions)
     wrap_loose_runs(tree)
     return bound_tree(tree)
 

@@ -79,23 +79,14 @@ _READ_ON_PROMPT = re.compile(
 Abonnent", "Wählen Sie Ihren Zugang und lesen Sie weiter", "Pour lire la suite ... créez
 votre compte". A bare "Weiterlesen" link under a teaser has no account word near it."""
 _PROMPT_KEYS = (
-    "subscri",
-    "abonn",
-    "log",
-    "sign",
-    "regist",
-    "anmeld",
-    "zugang",
-    "acc",
-    "compte",
-    "suscri",
-    "cuenta",
-    "abbona",
-    "zaloguj",
-    "prenumer",
-    "dost",
-    "weiterzulesen",
-)
+    "weiterles", "weiter les", "weiterzules", "sie weiter", "reading", "read on", "rest of",
+    "lire la suite", "leyendo", "continuare", "continua a leggere", "czytaj dalej",
+    "przeczytaj",
+)  # fmt: skip
+"""Literals one of which every prompt holds: most pages hold none, and skip the scans."""
+PROMPT_REACH = 300
+"""Characters looked at on each side of a read-on word (whitespace included)."""
+MAX_PROMPT_LOOKS = 40
 MAX_NAMED_CHECKS = 20
 """Paywall-named elements whose text is read for a prompt (each read is one pass over it)."""
 _CONSENT_TEXT = re.compile(
@@ -167,16 +158,22 @@ def markup_signals(tree: HtmlElement, raw_html: str) -> set[str]:
 
 
 def script_weight(tree: HtmlElement) -> int:
-    """Characters of inline script, or a large number when an app's mount point is empty:
-    read before pruning removes the scripts."""
-    if _APP_MOUNT(tree):
-        return 1 << 30
+    """Characters of inline script: read before pruning removes the scripts."""
     return sum(len(script.text or "") for script in tree.iter("script"))
 
 
-def phrase_signals(visible: str, *, script_chars: int = 0) -> set[str]:
+def has_app_mount(tree: HtmlElement) -> bool:
+    """Whether an app's mount point (`#root`, `#app`, `#__next`, ...) is empty: asked only
+    of a page with little text (the lookup visits every element)."""
+    return bool(_APP_MOUNT(tree))
+
+
+def phrase_signals(
+    visible: str, *, script_chars: int = 0, tree: HtmlElement | None = None
+) -> set[str]:
     """Signals from the words of the pruned page (no script or style text to wade through;
-    banners that pruning removed by name were already seen by `NamedSignals`)."""
+    banners that pruning removed by name were already seen by `NamedSignals`); `tree`, the
+    pruned page, is looked at for an app shell when the text is short."""
     found: set[str] = set()
     lowered = visible.lower()
     for signal, keywords, pattern in _PHRASES:
@@ -188,18 +185,30 @@ def phrase_signals(visible: str, *, script_chars: int = 0) -> set[str]:
     elif any(key in lowered for key in _SUBSCRIBER_KEYS) and _SUBSCRIBERS_ONLY.search(lowered):
         found.add(PAYWALL_MARK)
     shown = len("".join(visible.split()))
-    if shown < SCRIPT_REQUIRED_TEXT and script_chars >= SCRIPT_HEAVY * max(shown, 1):
+    if shown < SCRIPT_REQUIRED_TEXT and (
+        script_chars >= SCRIPT_HEAVY * max(shown, 1) or (tree is not None and has_app_mount(tree))
+    ):
         found.add(APP_SHELL)
     return found
 
 
 def is_paywall_prompt(lowered: str) -> bool:
-    """Whether lowercased page text asks the reader to subscribe or log in to read on
-    (whitespace runs count as one space: pages indent the words of one prompt apart)."""
-    if not any(key in lowered for key in _PROMPT_KEYS):
-        return False
-    squashed = " ".join(lowered.split())
-    return bool(_PAYWALL_TEXT.search(squashed) or _READ_ON_PROMPT.search(squashed))
+    """Whether lowercased page text asks the reader to subscribe or log in to read on.
+
+    Only the text around each read-on word is looked at (at most MAX_PROMPT_LOOKS of them,
+    PROMPT_REACH characters each way), with its whitespace runs as one space: pages indent
+    the words of one prompt apart. A page's whole text is never copied or scanned twice."""
+    looks = 0
+    for key in _PROMPT_KEYS:
+        start = lowered.find(key)
+        while start >= 0 and looks < MAX_PROMPT_LOOKS:
+            looks += 1
+            window = lowered[max(0, start - PROMPT_REACH) : start + len(key) + PROMPT_REACH]
+            squashed = " ".join(window.split())
+            if _PAYWALL_TEXT.search(squashed) or _READ_ON_PROMPT.search(squashed):
+                return True
+            start = lowered.find(key, start + len(key))
+    return False
 
 
 def settle(found: set[str], captured_text: str, *, sparse: bool) -> set[str]:

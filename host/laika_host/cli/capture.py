@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 @click.option(
     "--collection",
     "-c",
-    default=DEFAULT_COLLECTION,
-    show_default=True,
-    help="Store into this collection (title or id; created if missing).",
+    default=None,
+    help="Store into this collection (title or id; created if missing). Default: the "
+    f"setting capture.default_collection ({DEFAULT_COLLECTION} unless changed).",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the stored source (or the capture) as JSON."
@@ -38,18 +38,22 @@ if TYPE_CHECKING:
     help="What to keep: main article, list items, the given fragment, or the whole page.",
 )
 @click.option(
-    "--max-chars", type=int, default=CAPTURE_MAX_CHARS, show_default=True, help="Markdown bound."
+    "--max-chars",
+    type=int,
+    default=None,
+    help=f"Markdown bound. Default: the setting capture.max_chars ({CAPTURE_MAX_CHARS:,} "
+    "unless changed).",
 )
 @click.option("--no-images", is_flag=True, help="Leave images out of the Markdown.")
 @click.option("--no-links", is_flag=True, help="Do not list outbound links.")
 def capture(
     source: str,
     page_url: str | None,
-    collection: str,
+    collection: str | None,
     as_json: bool,
     dry_run: bool,
     mode: str,
-    max_chars: int,
+    max_chars: int | None,
     no_images: bool,
     no_links: bool,
 ) -> None:
@@ -62,9 +66,9 @@ def capture(
     URLs, markdown, text, truncated, chunks, outbound links, signals, content hash, extractor,
     timings).
     """
-    from ..capture import CaptureOptions
+    from ..service.capture_settings import capture_options, default_collection
 
-    options = CaptureOptions(
+    options = capture_options(
         max_chars=max_chars,
         mode=mode,  # type: ignore[arg-type]
         include_images=not no_images,
@@ -74,7 +78,7 @@ def capture(
     if dry_run:
         print_json(result.to_json()) if as_json else echo(result.markdown)
         return
-    _store(result, collection, as_json=as_json)
+    _store(result, default_collection(collection), as_json=as_json)
 
 
 def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:

@@ -25,13 +25,14 @@ EXIT_FAILED = 1
 
 @click.group()
 def tools() -> None:
-    """The LLMCP tools a model may propose, and each one's gate default."""
+    """The tools a model may propose (the LLMCP family in chat, the settings family in
+    `laika settings`), and each one's gate default."""
 
 
 @tools.command("list")
 @json_option
 def list_tools(as_json: bool) -> None:
-    """List every tool: name, risk, where it runs, default decision, description."""
+    """List every tool: name, risk, where it runs, family, default decision, description."""
     from ..tools.catalog import tool_listing
 
     listed = tool_listing()
@@ -39,8 +40,11 @@ def list_tools(as_json: bool) -> None:
         print_json(listed)
         return
     for tool in listed["tools"]:
-        where = tool["runs_in"]
-        echo(f"{tool['name']:<28} {tool['risk']:<12} {where:<10} {tool['default_decision']:<6}")
+        where, family = tool["runs_in"], tool["family"]
+        echo(
+            f"{tool['name']:<30} {tool['risk']:<12} {where:<10} {family:<9} "
+            f"{tool['default_decision']:<6}"
+        )
         echo(f"    {tool['description']}")
 
 

@@ -9,7 +9,7 @@ inode) changes, so checking for another process's change costs one `stat`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -97,6 +97,13 @@ def load(directory: Path | None = None) -> Registry:
     return registry
 
 
+def peek(directory: Path | None = None) -> Registry | None:
+    """The registry if there is one (never created here: for readers of a default that
+    must not write the data directory); RegistryFileError when it cannot be used."""
+    directory = directory or config_dir()
+    return None if signature(registry_path(directory)) is None else load(directory)
+
+
 def document(directory: Path | None = None) -> dict[str, Any]:
     """The registry as JSON data (what `laika config get` shows)."""
     return load(directory).model_dump(mode="json")
@@ -117,17 +124,70 @@ def mutate(
     """
     if not changes:
         raise ConfigValueError("no setting to change")
-    for path, value in changes.items():
-        _check_path(path, tool, allowed_paths)
-        if value is not REMOVE:
-            refuse_secrets(path, value)
+    _check_changes(changes, tool, allowed_paths)
+    change = update(
+        lambda _current: changes,
+        who=who,
+        tool=tool,
+        allowed_paths=allowed_paths,
+        directory=directory,
+        note=note,
+    )
+    assert change is not None  # changes is not empty
+    return change
+
+
+def update(
+    compute: Callable[[dict[str, Any]], Mapping[str, Any]],
+    *,
+    who: Who,
+    tool: str,
+    allowed_paths: Sequence[str] | None = None,
+    directory: Path | None = None,
+    note: str = "",
+    skip_unchanged: bool = False,
+) -> Change | None:
+    """`mutate` with changes computed from the current document under the lock, so that a
+    read-modify-write (append to a list) loses no concurrent update. Every change is checked
+    (ACL, secrets) as given; `skip_unchanged` then drops those that set a value already so.
+    None when no change is left (nothing is committed)."""
     directory = directory or config_dir()
     with locked(directory):
         current = _read_or_create(directory).model_dump(mode="json")
+        changes = compute(current)
+        _check_changes(changes, tool, allowed_paths)
+        if skip_unchanged:
+            changes = _differing(current, changes)
+        if not changes:
+            return None
         updated = current
         for path, value in changes.items():
             updated = dotted.with_value(updated, path, value)
         return _commit(directory, updated, sorted(changes), who=who, tool=tool, note=note)
+
+
+def _differing(current: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes that set a value other than the current one (or remove a present one)."""
+    kept: dict[str, Any] = {}
+    absent = object()
+    for path, value in changes.items():
+        before = dotted.get(current, path, absent)
+        if value is REMOVE:
+            unchanged = before is absent
+        else:
+            unchanged = before is not absent and dotted.same(before, value)
+        if not unchanged:
+            kept[path] = value
+    return kept
+
+
+def _check_changes(
+    changes: Mapping[str, Any], tool: str, allowed_paths: Sequence[str] | None
+) -> None:
+    for path, value in changes.items():
+        _check_path(path, tool, allowed_paths)
+        if value is not REMOVE:
+            refuse_secrets(path, value)
 
 
 def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change:
@@ -282,6 +342,8 @@ __all__ = [
     "document",
     "load",
     "mutate",
+    "peek",
     "revert",
     "signature",
+    "update",
 ]

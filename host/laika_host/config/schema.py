@@ -13,6 +13,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     StringConstraints,
     field_serializer,
     field_validator,
@@ -27,6 +28,8 @@ PreferenceKey = Annotated[
     str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
 ]
 PreferenceValue = Annotated[str, StringConstraints(max_length=2000)] | int | float | bool
+ConditionText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+MAX_CONDITION_DEPTH = 8
 Trigger = Literal[
     "source.captured",
     "source.capture_failed",
@@ -97,22 +100,72 @@ class Ui(_Section):
     show_citations: bool = True
 
 
+class EventCondition(_Section):
+    """When a rule runs (issue #17 item 5, evaluated by `events.conditions`): every leaf given
+    holds, all of `all`, one of `any` (if given), and not `not`. Empty: every event."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    domain: list[ConditionText] | None = Field(default=None, max_length=50)
+    """The event's `domain` is one of these or under one (`example.org` holds for
+    `www.example.org`)."""
+    collection: list[ConditionText] | None = Field(default=None, max_length=50)
+    """The event's collection (title or id), any case."""
+    contains: ConditionText | None = None
+    """A case-insensitive substring of the event's text fields (or of `fields`)."""
+    fields: list[ConditionText] | None = Field(default=None, max_length=20)
+    signals: list[ConditionText] | None = Field(default=None, max_length=20)
+    """The event carries one of these capture signals (`login_wall`, `paywall`, ...)."""
+    all_of: list[EventCondition] | None = Field(default=None, alias="all", max_length=20)
+    any_of: list[EventCondition] | None = Field(default=None, alias="any", max_length=20)
+    not_: EventCondition | None = Field(default=None, alias="not")
+
+    @field_validator("all_of", "any_of")
+    @classmethod
+    def _shallow(cls, items: list[EventCondition] | None) -> list[EventCondition] | None:
+        if items and max(item.depth() for item in items) >= MAX_CONDITION_DEPTH:
+            raise ValueError(f"conditions nest at most {MAX_CONDITION_DEPTH} levels")
+        return items
+
+    def depth(self) -> int:
+        """How deep `all`/`any`/`not` nest (bounded, so evaluating one is bounded too)."""
+        children = [*(self.all_of or []), *(self.any_of or []), *([self.not_] if self.not_ else [])]
+        return 1 + max((child.depth() for child in children), default=0)
+
+
 class EventAction(_Section):
     tool: str = Field(min_length=1, max_length=200)
-    params: dict[str, PreferenceValue] = Field(default_factory=dict)
+    params: dict[str, JsonValue] = Field(default_factory=dict, max_length=50)
+    """The tool's arguments; a string `$event.<field>` is the event's value, and
+    `$event.<field>` inside a string is replaced by it (`events.substitute`)."""
 
 
 class EventRule(_Section):
-    """A deterministic `trigger -> conditions -> actions` rule (run by issue #17 item 5)."""
+    """A deterministic `trigger -> conditions -> actions` rule (run by `events.engine`)."""
 
     id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
     trigger: Trigger
-    conditions: dict[str, PreferenceValue | list[PreferenceValue]] = Field(default_factory=dict)
+    conditions: EventCondition = Field(default_factory=EventCondition)
     actions: list[EventAction] = Field(min_length=1, max_length=20)
+    enabled: bool = True
+    created_by: Literal["cli", "panel", "rule", "model"] | None = None
+
+    @field_serializer("conditions")
+    def _lean_conditions(self, conditions: EventCondition) -> dict[str, Any]:
+        """As written by a person: aliases (`all`, `any`, `not`), no unset conditions."""
+        return conditions.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 class Events(_Section):
     rules: list[EventRule] = Field(default_factory=list, max_length=500)
+
+    @field_validator("rules")
+    @classmethod
+    def _unique(cls, rules: list[EventRule]) -> list[EventRule]:
+        ids = [rule.id for rule in rules]
+        if len(ids) != len(set(ids)):
+            raise ValueError("event rule ids must be unique")
+        return rules
 
 
 class User(_Section):

@@ -20,6 +20,8 @@ import functools
 import re
 from collections.abc import Sequence
 
+from ._extra import NONE, ExtraNames, extra_names
+
 MAX_NAME = 64
 
 
@@ -69,9 +71,10 @@ NAME_HINTS = (
 )  # fmt: skip
 
 
-def could_name_a_secret(low: str) -> bool:
-    """Whether lowercase `low` holds any word a secret name could be built on."""
-    return any(hint in low for hint in NAME_HINTS)
+def could_name_a_secret(low: str, extra: ExtraNames = NONE) -> bool:
+    """Whether lowercase `low` holds any word a secret name could be built on, or one of
+    the user's own secret names (`extra`)."""
+    return any(hint in low for hint in NAME_HINTS) or any(name in low for name in extra.lowered)
 
 
 _NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -82,24 +85,34 @@ def name_words(name: str) -> list[str]:
     return [part.lower() for part in _NAME_PART.findall(name[:MAX_NAME])]
 
 
-@functools.lru_cache(maxsize=4096)
 def name_strength(name: str, *, in_url: bool = False) -> Strength | None:
     """How surely a value called `name` is a secret; None when it is not one.
 
     Words before the last space (`Your API key`) are prose: they can qualify the head but
     do not make an identifier. `in_url` adds names that are secrets only in a query string.
+    A name the user listed (`redaction.extra_secret_names`) is always a strong one.
     """
+    return _strength(name, in_url, extra_names().joined)
+
+
+@functools.lru_cache(maxsize=4096)
+def _strength(name: str, in_url: bool, extra: frozenset[str]) -> Strength | None:
     prose, _, identifier = name.strip().rpartition(" ")
     before = [word for chunk in prose.split()[-2:] for word in name_words(chunk)]
     words = name_words(identifier)
     if in_url and not before and "".join(words) in URL_ONLY:
         return Strength.WEAK
-    return strength_of([*before, *words], spaced=len(before))
+    return strength_of([*before, *words], spaced=len(before), extra=extra)
 
 
-def strength_of(words: Sequence[str], spaced: int = 0) -> Strength | None:
+def strength_of(
+    words: Sequence[str], spaced: int = 0, extra: frozenset[str] = frozenset()
+) -> Strength | None:
     """The strength of a name split into `words`, of which the first `spaced` were prose
-    words before the identifier."""
+    words before the identifier; strong when the identifier is one of the user's names
+    (`extra`, as joined words)."""
+    if extra and "".join(words[spaced:]) in extra:
+        return Strength.STRONG
     words = list(words)
     if len(words) > spaced + 1 and words[spaced] in COUNTERS:
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ._extra import extra_names
 from ._names import (
     MAX_NAME,
     QUALIFIED_NOUNS,
@@ -53,27 +54,31 @@ _ELEMENT = re.compile(
 
 def redact_settings(text: str) -> str:
     """`text` with the value of every secret-named setting replaced by `[redacted]`."""
-    if not could_name_a_secret(text.lower()):
+    extra = extra_names()
+    if not could_name_a_secret(text.lower(), extra):
         return text
-    return read_settings(text)
+    return read_settings(text, extra.joined)
 
 
-def read_settings(text: str) -> str:
-    """`redact_settings` without its cheap first look (tests check that look skips nothing)."""
-    spans = _assignments(text)
+def read_settings(text: str, extra: frozenset[str] | None = None) -> str:
+    """`redact_settings` without its cheap first look (tests check that look skips nothing);
+    `extra`: the user's own secret names (None: read them now)."""
+    if extra is None:
+        extra = extra_names().joined
+    spans = _assignments(text, extra)
     if "--" in text:
-        spans += _flags(text)
+        spans += _flags(text, extra)
     if "</" in text:
-        spans += _elements(text)
+        spans += _elements(text, extra)
     if "value" in text:
-        spans += _named_values(text)
+        spans += _named_values(text, extra)
     return replace_spans(text, spans) if spans else text
 
 
 # --- name operator value ---------------------------------------------------------------
 
 
-def _assignments(text: str) -> list[Span]:
+def _assignments(text: str, extra: frozenset[str]) -> list[Span]:
     reader = Reader(text)
     spans: list[Span] = []
     search_at = 0
@@ -81,7 +86,7 @@ def _assignments(text: str) -> list[Span]:
         search_at = _operator_end(text, operator.start())
         if text.startswith("//", search_at):
             continue  # a URL's scheme
-        head = _head(text, operator.start(), search_at)
+        head = _head(text, operator.start(), search_at, extra)
         if head is None:
             continue
         span = reader.value(head)
@@ -103,7 +108,7 @@ def _operator_end(text: str, at: int) -> int:
     return at + 1
 
 
-def _head(text: str, op_at: int, op_end: int) -> Head | None:
+def _head(text: str, op_at: int, op_end: int, extra: frozenset[str]) -> Head | None:
     """The secret name written before the operator at `op_at` (None when there is none)."""
     end = skip_back(text, op_at, PADS, len(text))
     spaced_before = end < op_at
@@ -120,7 +125,7 @@ def _head(text: str, op_at: int, op_end: int) -> Head | None:
         before, words = words[:-1], words[-1:]
     else:
         before = _prose_before(text, start) if words[-1:] and words[-1] in _QUALIFIABLE else []
-    strength = strength_of([*before, *words], spaced=len(before))
+    strength = strength_of([*before, *words], spaced=len(before), extra=extra)
     if strength is None:
         return None
     value_at = skip(text, op_end, PADS, len(text))
@@ -171,12 +176,12 @@ def _is_name_char(char: str) -> bool:
 # --- flags and elements ----------------------------------------------------------------
 
 
-def _flags(text: str) -> list[Span]:
+def _flags(text: str, extra: frozenset[str]) -> list[Span]:
     """`--password x`: judged like a colon (`use the --password flag to` is prose)."""
     reader = Reader(text)
     spans = []
     for flag in _FLAG.finditer(text):
-        strength = strength_of(name_words(flag.group("name")))
+        strength = strength_of(name_words(flag.group("name")), extra=extra)
         if strength is None or text.startswith("-", flag.end()):
             continue
         span = reader.value(Head(strength, strict=False, value_at=flag.end()))
@@ -185,22 +190,22 @@ def _flags(text: str) -> list[Span]:
     return spans
 
 
-def _named_values(text: str) -> list[Span]:
+def _named_values(text: str, extra: frozenset[str]) -> list[Span]:
     reader = Reader(text)
     spans = []
     for pair in _NAMED_VALUE.finditer(text):
-        strength = strength_of(name_words(pair.group("name")))
+        strength = strength_of(name_words(pair.group("name")), extra=extra)
         if strength is not None:
             span = reader.value(Head(strength, strict=True, value_at=pair.end()))
             spans += [span] if span is not None else []
     return spans
 
 
-def _elements(text: str) -> list[Span]:
+def _elements(text: str, extra: frozenset[str]) -> list[Span]:
     """`<password>x</password>`, also as Markdown escapes it (`\\<password>x\\</password>`)."""
     spans = []
     for element in _ELEMENT.finditer(text):
-        strength = strength_of(name_words(element.group("name")))
+        strength = strength_of(name_words(element.group("name")), extra=extra)
         value = element.group("value")
         core = value.strip()
         if strength is None or not core or core == REDACTED:

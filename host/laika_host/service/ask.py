@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, LIST_LIMIT
+from ..events.bus import emit
+from ..events.payloads import chat_answered as chat_payload
 from ..store import InvalidInputError, Store
 from .models import ProviderChoice, resolve
 
@@ -63,7 +65,7 @@ async def ask(store: Store, question: str, options: AskOptions | None = None) ->
 
     options = options or AskOptions()
     provider = choose(options)
-    return await ask_flow(
+    answer = await ask_flow(
         store,
         check_question(question),
         options.collection,
@@ -73,6 +75,10 @@ async def ask(store: Store, question: str, options: AskOptions | None = None) ->
         fallback=options.falls_back(),
         tools=options.tools,
     )
+    await emit(
+        store, "chat.answered", await chat_payload(store, options.collection, question, answer)
+    )
+    return answer
 
 
 def choose(options: AskOptions) -> ProviderConfig | None:

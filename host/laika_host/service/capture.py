@@ -17,7 +17,10 @@ from typing import Any
 from ..capture import Capture, CaptureMode, CaptureOptions
 from ..capture.urls import normalize_url, same_site, strip_credentials
 from ..defaults import DEFAULT_COLLECTION
+from ..events import payloads
+from ..events.bus import emit
 from ..store import InvalidInputError, SavedSource, Store
+from .capture_settings import capture_options, default_collection
 
 OnProgress = Callable[[dict[str, Any]], None]
 """Told `{"stage": "capturing", "chars": N}` then `{"stage": "storing"}`."""
@@ -30,7 +33,7 @@ async def capture_bytes(
     from, so that links resolve and the same page is recognized next time."""
     from ..capture.isolated import capture_isolated
 
-    return await capture_isolated(raw, url, options=options)
+    return await capture_isolated(raw, url, options=options or capture_options())
 
 
 async def capture_url(
@@ -48,7 +51,16 @@ async def store_capture(
     store: Store, capture: Capture, *, collection: str = DEFAULT_COLLECTION, origin: str = "cli"
 ) -> SavedSource:
     """Store a capture as a source of `collection` (created if missing)."""
-    return await store.sources.save_capture(collection, capture, origin=origin)
+    saved = await store.sources.save_capture(collection, capture, origin=origin)
+    await announce(store, saved)
+    return saved
+
+
+async def announce(store: Store, saved: SavedSource) -> None:
+    """`source.captured` when the capture was stored (new or updated, not unchanged or kept
+    out): the user's event rules run now (`events.bus.emit`, never failing the capture)."""
+    if saved.outcome in ("new", "updated"):
+        await emit(store, "source.captured", payloads.captured(saved))
 
 
 @dataclass(frozen=True)
@@ -94,20 +106,21 @@ async def save_page(
     store: Store,
     page: ObservedPage,
     *,
-    collection: str = DEFAULT_COLLECTION,
+    collection: str | None = None,
     mode: SaveMode = "auto",
     on_progress: OnProgress | None = None,
 ) -> SavedSource:
-    """The extension's "Save page": capture what the user sees and store it. The same URL
-    again updates the source, leaves it unchanged, or keeps the saved copy when the new one
-    has much less text or a new login wall (`kept`, with a reason)."""
+    """The extension's "Save page": capture what the user sees and store it (in
+    `collection`, else the default one of the settings). The same URL again updates the
+    source, leaves it unchanged, or keeps the saved copy when the new one has much less text
+    or a new login wall (`kept`, with a reason)."""
     report = on_progress or (lambda _stage: None)
     html, chosen = _page_input(page, mode)
     report({"stage": "capturing", "chars": len(html)})
     observed = await _observed(page, html, chosen)
     report({"stage": "storing"})
-    return await store.sources.save_capture(
-        collection,
+    saved = await store.sources.save_capture(
+        default_collection(collection),
         observed.capture,
         origin="extension",
         provenance={
@@ -117,6 +130,8 @@ async def save_page(
             "tab_title": page.title,
         },
     )
+    await announce(store, saved)
+    return saved
 
 
 async def _observed(page: ObservedPage, html: str, mode: CaptureMode) -> ObservedCapture:
@@ -126,7 +141,7 @@ async def _observed(page: ObservedPage, html: str, mode: CaptureMode) -> Observe
     page and the selection's content: it never replaces the page's saved copy."""
     from ..capture.isolated import capture_isolated
 
-    capture = await capture_isolated(html, page.url, options=CaptureOptions(mode=mode))
+    capture = await capture_isolated(html, page.url, options=capture_options(mode=mode))
     if not capture.title and page.title:
         capture = dataclasses.replace(capture, title=page.title)
     capture, canonical_used = _with_page_facts(capture, page)

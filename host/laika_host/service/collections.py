@@ -3,6 +3,8 @@ when none is named)."""
 
 from __future__ import annotations
 
+from ..events import payloads
+from ..events.bus import emit
 from ..store import Collection, Store
 
 
@@ -20,7 +22,9 @@ async def create_collection(
     store: Store, title: str, *, tags: list[str] | None = None
 ) -> Collection:
     """A new collection; ConflictError when the title (ignoring case) is taken."""
-    return await store.collections.create(title, tags)
+    created = await store.collections.create(title, tags)
+    await emit(store, "collection.created", payloads.collection_created(created))
+    return created
 
 
 async def rename_collection(store: Store, collection: str, title: str) -> Collection:

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import CaptureJob, Store
+from ..events import payloads
+from ..events.bus import emit
+from ..store import CaptureJob, SavedSource, Store
 from ..store.records import JobStatus
 from ..store.worker import WorkSummary, run_due_jobs, run_job
 
@@ -60,4 +62,19 @@ async def queue_capture(
         claimed = await store.jobs.claim_job(job.id)
         if claimed is not None:
             job = await run_job(store, claimed, force=force)
+            await announce_job(store, job)
     return job
+
+
+async def announce_job(store: Store, job: CaptureJob) -> None:
+    """`source.captured` for a capture the job stored, `source.capture_failed` for a job
+    that gave up (the user's event rules run now, never failing the job)."""
+    if job.status == "succeeded" and job.outcome in ("new", "updated"):
+        source = await store.sources.get_summary(job.source_id)
+        collection = await store.collections.find(job.collection_id)
+        saved = SavedSource(
+            outcome=job.outcome, collection=collection.title if collection else "", source=source
+        )
+        await emit(store, "source.captured", payloads.captured(saved))
+    elif job.status == "failed":
+        await emit(store, "source.capture_failed", await payloads.capture_failed(store, job))

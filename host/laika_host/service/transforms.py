@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT_COLLECTION, TRANSFORM_MAX_TOKENS
+from ..events import payloads
+from ..events.bus import emit
 from .models import ProviderChoice, resolve
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ async def run(
     from ..transform import run_transform
 
     provider = resolve(request.provider)
-    return await run_transform(
+    result = await run_transform(
         store,
         request.collection,
         request.type_id,
@@ -62,3 +64,6 @@ async def run(
         on_event=on_event,
         cancel=cancel,
     )
+    if result.status == "completed" and not result.reused:
+        await emit(store, "artifact.completed", await payloads.artifact_completed(store, result))
+    return result

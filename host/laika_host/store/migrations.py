@@ -20,6 +20,7 @@ from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_artifact_runs import SCHEMA_ARTIFACT_RUNS
+from .schema_rule_origin import SCHEMA_RULE_ORIGIN
 from .schema_tool_calls import SCHEMA_TOOL_CALLS
 from .schema_v1 import SCHEMA_V1
 from .schema_v2 import SCHEMA_V2
@@ -84,6 +85,12 @@ async def m006_tool_calls(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
+async def m007_rule_origin(connection: aiosqlite.Connection) -> None:
+    """A tool call may come from one of the user's event rules (origin `rule`)."""
+    for statement in _statements(SCHEMA_RULE_ORIGIN):
+        await connection.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
@@ -91,6 +98,7 @@ MIGRATIONS: list[Migration] = [
     m004_title_keys,
     m005_artifact_runs,
     m006_tool_calls,
+    m007_rule_origin,
 ]
 
 

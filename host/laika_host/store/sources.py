@@ -337,7 +337,9 @@ class Sources:
     async def add_url(
         self, collection: str, url: str, *, title: str | None = None, origin: str = "cli"
     ) -> SavedSource:
-        """A URL to capture later (status pending); an existing source for it is returned."""
+        """A URL to capture later (status pending); an existing source for it is returned.
+        A page already captured in another collection starts from that copy (captured, no
+        fetch needed), so "add this page to Research" works offline; its job refreshes it."""
         if title is not None:
             title = clean_title(title, what="a source")
         if not is_web_url(url):
@@ -358,19 +360,22 @@ class Sources:
                 source_id = row["id"]
             else:
                 outcome, source_id = "new", new_id("src")
+                copy, copied_from = await _captured_copy(connection, normalized)
                 columns = {
+                    **copy,
                     "url": clean,
                     "normalized_url": normalized,
-                    "title": title,
-                    "capture_status": "pending",
+                    "title": title or copy.get("title"),
+                    "capture_status": copy.get("capture_status", "pending"),
                 }
+                provenance = {"origin": origin, **({"copied_from": copied_from} if copy else {})}
                 await self._insert(
                     connection,
                     source_id=source_id,
                     collection_id=target.id,
                     kind="url",
                     columns=columns,
-                    provenance={"origin": origin},
+                    provenance=provenance,
                     now=now,
                 )
         return SavedSource(
@@ -467,6 +472,29 @@ class Sources:
         async with self.db.transaction() as connection:
             await connection.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         return source
+
+
+_COPIED_COLUMNS = (
+    "title, capture_status, content_hash, capture_summary, capture_markdown, capture_text, "
+    "truncated, extracted_links_json, media_json, signals, byline, published"
+)
+
+
+async def _captured_copy(
+    connection: aiosqlite.Connection, normalized_url: str
+) -> tuple[dict[str, Any], str | None]:
+    """The capture columns of the latest captured source of this URL in any collection
+    (and its id), or nothing."""
+    cursor = await connection.execute(
+        f"SELECT id, {_COPIED_COLUMNS} FROM sources WHERE normalized_url = ? AND kind = 'url' "
+        "AND capture_status = 'captured' ORDER BY captured_at DESC, seq DESC LIMIT 1",
+        (normalized_url,),
+    )
+    row = await cursor.fetchone()
+    if row is None:
+        return {}, None
+    columns = {key: row[key] for key in row.keys() if key != "id"}  # noqa: SIM118 (sqlite Row)
+    return columns, str(row["id"])
 
 
 def _first_line(text: str) -> str:

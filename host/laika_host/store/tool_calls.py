@@ -26,7 +26,7 @@ from .rows import from_row
 
 ToolCallStatus = Literal["pending", "approved", "denied", "executed", "failed"]
 GateDecision = Literal["allow", "ask", "deny"]
-CallOrigin = Literal["user", "page", "model"]
+CallOrigin = Literal["user", "page", "model", "rule"]
 
 MAX_STORED_JSON = 16_000
 """Characters of arguments or result kept per call; longer ones keep a redacted preview."""

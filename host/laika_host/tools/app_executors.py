@@ -75,12 +75,10 @@ async def collection_add_sources(
 
 async def source_capture(arguments: SourceCaptureArguments, store: Store) -> dict[str, Any]:
     """Fetch and capture the URL now into the collection (which must exist)."""
-    from ..capture import CaptureOptions
+    from ..service.capture_settings import capture_options
 
     collection = await collections.get_collection(store, arguments.collection_id)
-    options = CaptureOptions(mode=arguments.mode or "auto")
-    if arguments.max_chars is not None:
-        options = dataclasses.replace(options, max_chars=arguments.max_chars)
+    options = capture_options(mode=arguments.mode or "auto", max_chars=arguments.max_chars)
     captured = await capture_service.capture_url(arguments.url, options=options)
     saved = await capture_service.store_capture(
         store, captured, collection=collection.id, origin="tool"

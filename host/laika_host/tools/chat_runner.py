@@ -18,7 +18,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import LaikaError
 from ..store import Store
@@ -27,7 +27,7 @@ from ..store.tool_calls import ToolCallRecord
 from .fields import field_kind
 from .gate import CallOutcome, Remember, decide, propose, record_result, refuse
 from .policy import FieldKind, GateContext, Proposal
-from .registry import REGISTRY, ExecuteOptions
+from .registry import REGISTRY, ExecuteOptions, Family
 from .turn import CallReport, ProposedCall, TurnFacts
 from .waiting import PROCESS, Waiting, approval_timeout, forward_timeout
 
@@ -44,15 +44,17 @@ MAX_HANDLES = 5_000
 Confirm = Callable[[dict[str, Any]], bool]
 
 
-def offered_tools(*, extension: bool) -> list[str]:
-    """The registry's tools a model may be offered: those whose shipped default for a model's
-    proposal is not `deny`, and browser tools only where an extension runs them."""
+def offered_tools(*, extension: bool, family: Family = "llmcp") -> list[str]:
+    """The registry's tools of one family a model may be offered: those whose shipped
+    default for a model's proposal is not `deny`, and browser tools only where an extension
+    runs them. A chat offers the LLMCP family; the settings flow, the settings family."""
     from .policy import decide as gate_decide
 
     return [
         name
         for name, tool in REGISTRY.items()
-        if (extension or tool.runs_in == "host")
+        if tool.family == family
+        and (extension or tool.runs_in == "host")
         and gate_decide(Proposal(name=name), GateContext(origin="model")).decision != "deny"
     ]
 
@@ -100,6 +102,14 @@ class ChatRunner:
             self._show(outcome)
         self._observed(outcome)
         return self._report(outcome.call.id)
+
+    async def propose(
+        self, tool: str, arguments: dict[str, Any], origin: Literal["model", "user"]
+    ) -> dict[str, Any]:
+        """One call outside a chat (the settings flow, `service.settings`): gated, waited
+        for and run as in a chat; its last `tool_call` event."""
+        facts = TurnFacts(chat_event_id=None, collection=None, untrusted=False, origin=origin)
+        return (await self.run(ProposedCall(tool, arguments), facts)).event
 
     async def refuse(self, call: ProposedCall, turn: TurnFacts, why: str) -> CallReport:
         outcome = await refuse(
@@ -153,7 +163,9 @@ class ChatRunner:
         return await self._decide(call.id, approve)
 
     async def _await_decision(self, call_id: str) -> CallOutcome:
-        pending = self.waiting.expect_approval(call_id, lambda: self._status(call_id, "running"))
+        pending = self.waiting.expect_approval(
+            call_id, lambda: self._status(call_id, "running"), self.options
+        )
         try:
             return await asyncio.wait_for(asyncio.shield(pending.future), approval_timeout())
         except TimeoutError:
@@ -285,7 +297,7 @@ async def decide_call(
         raise ConflictError(f"tool call {approval_id[:100]} is being decided already")
     if pending is None:
         outcome = await decide(
-            store, approval_id, approve, remember=remember, session=PROCESS.session
+            store, approval_id, approve, remember=remember, session=PROCESS.session, asker="panel"
         )
         if outcome.forward:  # no chat waits to hand it to the extension
             outcome = await _fail(store, approval_id, CHAT_ENDED)
@@ -294,7 +306,12 @@ async def decide_call(
         if approve and REGISTRY[(await store.tool_calls.get(approval_id)).tool].runs_in == "host":
             pending.running()
         outcome = await decide(
-            store, approval_id, approve, remember=remember, session=PROCESS.session
+            store,
+            approval_id,
+            approve,
+            remember=remember,
+            session=PROCESS.session,
+            options=pending.options,
         )
     except BaseException as error:
         pending.future.set_exception(error)

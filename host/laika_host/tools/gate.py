@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import JsonValue
 
@@ -32,6 +32,9 @@ from .policy import Condition, Decision, GateContext, Proposal, Rule
 from .policy import decide as gate_decide
 from .policy_file import PolicyFileError, load_user_rules
 from .registry import ExecuteOptions, executor, validate
+
+if TYPE_CHECKING:
+    from ..config.registry import Who
 
 log = logging.getLogger("laika.tools")
 
@@ -144,7 +147,8 @@ async def propose(
         session.pending_arguments[record.id] = arguments
     if decision.decision != "allow":
         return CallOutcome(record, forced_ask=decision.forced_ask)
-    return await _run(store, record, arguments, options or ExecuteOptions())
+    who: Who = "model" if context.origin in ("model", "page") else "cli"
+    return await _run(store, record, arguments, options or ExecuteOptions(who=who))
 
 
 async def refuse(
@@ -186,9 +190,12 @@ async def decide(
     remember: Remember = "once",
     session: Session | None = None,
     options: ExecuteOptions | None = None,
+    asker: Who = "cli",
 ) -> CallOutcome:
     """Settle a pending call: approve runs it, deny does not; `remember` keeps the choice
-    for this tool for the session or always (revocable: `forget`)."""
+    for this tool for the session or always (revocable: `forget`). Without `options`, a
+    settings change is recorded as asked by the model when it proposed it, else by
+    `asker` (where the user decides: the CLI, the side panel)."""
     session = session if session is not None else Session()
     record = await store.tool_calls.resolve(approval_id, "approved" if approve else "denied")
     _log("tool_call_decided", record)
@@ -202,7 +209,8 @@ async def decide(
     arguments = session.pending_arguments.pop(approval_id, None)
     if arguments is None:
         arguments = _stored_arguments(record)
-    return await _run(store, record, arguments, options or ExecuteOptions())
+    who: Who = "model" if record.origin == "model" else asker
+    return await _run(store, record, arguments, options or ExecuteOptions(who=who))
 
 
 async def list_pending(store: Store, *, limit: int = 100) -> list[ToolCallRecord]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..defaults import DEFAULT_COLLECTION
+from ..settings.tool import SettingsTool
 from ..store import Store
 from . import app_executors as app
 from . import executors
@@ -53,4 +54,20 @@ EXECUTORS: dict[str, Executor] = {
     "transform.list_types": _plain(executors.transform_list_types),
     "transform.run": _transform_run,
 }
-"""Every tool the registry says runs in the host (a test checks both agree)."""
+"""The LLMCP tools the registry says run in the host (a test checks both agree)."""
+
+
+def _settings(tool: SettingsTool) -> Executor:
+    """A settings tool, run for whoever `options.who` names (its history says so)."""
+
+    async def call(arguments: Any, store: Store, options: ExecuteOptions) -> dict[str, Any]:
+        return await tool.run(arguments, options.who, store)
+
+    return call
+
+
+def all_executors() -> dict[str, Executor]:
+    """Every host executor: the LLMCP ones, then one per settings tool."""
+    from ..settings.catalog import SETTINGS_TOOLS
+
+    return {**EXECUTORS, **{name: _settings(tool) for name, tool in SETTINGS_TOOLS.items()}}

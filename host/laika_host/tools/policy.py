@@ -23,11 +23,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from ..protocol.tools import TOOL_ARGUMENTS
-
 Verdict = Literal["allow", "ask", "deny"]
-Origin = Literal["user", "page", "model"]
-"""Who asked: the user's own words, content of a page, or the model on its own."""
+Origin = Literal["user", "page", "model", "rule"]
+"""Who asked: the user's own words, content of a page, the model on its own, or one of the
+user's event rules (issue #17 item 5)."""
 FieldKind = Literal["credential", "payment", "identity", "other"]
 """What an observed form field holds (`fields.field_kind`), for click/type/select targets."""
 HANDLE_TOOLS = ("browser.click", "browser.type", "browser.select")
@@ -159,8 +158,11 @@ def tool_matches(pattern: str, name: str) -> bool:
 def _leaf_tool(condition: Condition, proposal: Proposal) -> bool:
     if condition.tool is not None and not tool_matches(condition.tool, proposal.name):
         return False
-    known = proposal.name in TOOL_ARGUMENTS
-    return condition.known_tool is None or condition.known_tool == known
+    if condition.known_tool is None:
+        return True
+    from .registry import REGISTRY  # every family: the v1 tools and the settings tools
+
+    return condition.known_tool == (proposal.name in REGISTRY)
 
 
 def _leaf_urls(condition: Condition, proposal: Proposal) -> bool:

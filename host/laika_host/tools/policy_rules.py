@@ -37,6 +37,33 @@ def _tools(names: list[str]) -> Condition:
     return Condition(any_of=[Condition(tool=name) for name in names])
 
 
+# --- issue #17 item 4: the settings family (settings.*, policy.*, rules.*) ---------------
+SETTINGS_READ_TOOLS = ["settings.show", "rules.list"]
+"""Settings tools that change nothing (a test checks the catalog agrees)."""
+SETTINGS_PREFIXES = ["settings.", "policy.", "rules."]
+"""Every settings tool's name starts with one of these."""
+POLICY_GUARD = Rule(
+    id="guard.policy_write",
+    decision="ask",
+    when=Condition(tool="policy.", origin=["model"]),
+    reason="a model proposes to change the Policy Gate's rules: you decide, every time",
+)
+"""Among the guards, so neither a user rule nor a remembered approval lifts it."""
+SETTINGS_READ = Rule(
+    id="default.settings_read",
+    decision="allow",
+    when=_tools(SETTINGS_READ_TOOLS),
+    reason="it only shows your settings",
+)
+SETTINGS_WRITES = Rule(
+    id="default.settings_writes",
+    decision="ask",
+    when=Condition(any_of=[Condition(tool=prefix) for prefix in SETTINGS_PREFIXES]),
+    reason="it changes your settings",
+)
+"""In DEFAULT_RULES: reads first, then an event rule's actions (item 5), then this."""
+# --- end of issue #17 item 4 ----------------------------------------------------------------
+
 GUARD_RULES: tuple[Rule, ...] = (
     Rule(
         id="guard.unknown_tool",
@@ -62,6 +89,7 @@ GUARD_RULES: tuple[Rule, ...] = (
         when=Condition(tool="integration.invoke", integration_configured=False),
         reason="no integration is configured (none exist yet)",
     ),
+    POLICY_GUARD,
 )
 
 DEFAULT_RULES: tuple[Rule, ...] = (
@@ -71,6 +99,27 @@ DEFAULT_RULES: tuple[Rule, ...] = (
         when=_tools(READ_ONLY_TOOLS),
         reason="a read-only tool",
     ),
+    SETTINGS_READ,
+    # Issue #17 item 5, event rules (origin "rule"): the user approved the rule's actions
+    # when the rule was saved, so its writes run; what acts in the browser, shares or calls
+    # out still asks (and stays pending in `laika approvals`). The guards above still apply.
+    Rule(
+        id="default.rule_writes",
+        decision="allow",
+        when=Condition(
+            origin=["rule"],
+            any_of=[Condition(tool=name) for name in [*WRITE_TOOLS, "settings.", "rules."]],
+        ),
+        reason="an action of one of your event rules (you approved it with the rule)",
+    ),
+    Rule(
+        id="default.rule_other",
+        decision="ask",
+        when=Condition(origin=["rule"]),
+        reason="an event rule's action that acts in your browser, shares or calls out",
+    ),
+    # End of issue #17 item 5.
+    SETTINGS_WRITES,
     Rule(
         id="default.share_file",
         decision="ask",

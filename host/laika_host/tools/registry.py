@@ -8,40 +8,49 @@ are generated from it, so a tool cannot be offered without being runnable and ga
 
 Executors are looked up lazily (`executor`): importing the registry loads only the protocol
 models, so the prompt builder can read it cheaply.
+
+Two families share it: `llmcp` (the v1 tools a chat's model may propose) and `settings` (the
+curated settings tools of `settings.catalog`, proposed by the settings flow, risk `settings`,
+run in the host). The settings family joins on first use, so importing this module stays
+cheap and no import cycle runs through the settings registry.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import RefusedError
-from ..protocol.tools import TOOL_ARGUMENTS, TOOLS_SCHEMA_VERSION, ToolArguments
+from ..protocol.tools import TOOL_ARGUMENTS, TOOLS_SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    from ..config.registry import Who
     from ..service.models import ProviderChoice
     from ..store import Store
 
 SCHEMA_VERSION = TOOLS_SCHEMA_VERSION
 """`tools.schema_version`: one per release (spec 000, "Tool schema versioning")."""
 
-Risk = Literal["read", "write", "browser_read", "browser_act", "share", "external"]
+Risk = Literal["read", "write", "browser_read", "browser_act", "share", "external", "settings"]
 RunsIn = Literal["host", "extension"]
+Family = Literal["llmcp", "settings"]
 
 
 @dataclass(frozen=True)
 class ExecuteOptions:
     """What a host executor may need besides its arguments: who answers a transform, where
-    `artifact.share` may write files, which collection `artifact.save` files into."""
+    `artifact.share` may write files, which collection `artifact.save` files into, and who
+    asked for a settings change (named in the registry's history)."""
 
     provider: ProviderChoice | None = None
     export_folder: Path | None = None
     collection: str | None = None
+    who: Who = "model"
 
 
 Executor = Callable[[Any, "Store", ExecuteOptions], Awaitable[dict[str, Any]]]
@@ -50,10 +59,11 @@ Executor = Callable[[Any, "Store", ExecuteOptions], Awaitable[dict[str, Any]]]
 @dataclass(frozen=True)
 class ToolEntry:
     name: str
-    arguments: type[ToolArguments]
+    arguments: type[BaseModel]
     description: str
     risk: Risk
     runs_in: RunsIn
+    family: Family = "llmcp"
 
     def schema(self) -> dict[str, Any]:
         """The arguments' JSON Schema, camelCase keys as on the wire."""
@@ -65,6 +75,7 @@ class ToolEntry:
             "description": self.description,
             "risk": self.risk,
             "runs_in": self.runs_in,
+            "family": self.family,
         }
         if default_decision is not None:
             listed["default_decision"] = default_decision
@@ -113,8 +124,41 @@ def _entry(name: str, spec: _Spec) -> ToolEntry:
     return ToolEntry(name, arguments, description, spec.risk, spec.runs_in)
 
 
-REGISTRY: dict[str, ToolEntry] = {name: _entry(name, spec) for name, spec in _SPECS.items()}
-"""Every v1 tool, in the catalog's order."""
+class _Joined(Mapping[str, ToolEntry]):
+    """The v1 tools, in the catalog's order, then the settings tools (joined on first use)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, ToolEntry] | None = None
+
+    def _all(self) -> dict[str, ToolEntry]:
+        if self._entries is None:
+            from ..settings.catalog import SETTINGS_TOOLS
+
+            entries = {name: _entry(name, spec) for name, spec in _SPECS.items()}
+            for name, tool in SETTINGS_TOOLS.items():
+                entries[name] = ToolEntry(
+                    name, tool.arguments, tool.description, "settings", "host", "settings"
+                )
+            self._entries = entries
+        return self._entries
+
+    def __getitem__(self, name: str) -> ToolEntry:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+REGISTRY: Mapping[str, ToolEntry] = _Joined()
+"""Every tool: the v1 tools in the catalog's order, then the settings family."""
+
+
+def family(name: Family) -> list[str]:
+    """The names of one family's tools, in the registry's order."""
+    return [tool.name for tool in REGISTRY.values() if tool.family == name]
 
 
 class UnknownToolError(RefusedError):
@@ -134,7 +178,7 @@ def entry(name: str) -> ToolEntry:
     return found
 
 
-def validate(name: str, arguments: Any) -> ToolArguments:
+def validate(name: str, arguments: Any) -> BaseModel:
     """The call's arguments as the tool's model, or an error naming each bad field."""
     tool = entry(name)
     try:
@@ -153,9 +197,9 @@ def executor(name: str) -> Executor | None:
     """The host executor of `name`; None for tools the extension runs."""
     if entry(name).runs_in != "host":
         return None
-    from .host_executors import EXECUTORS
+    from .host_executors import all_executors
 
-    return EXECUTORS[name]
+    return all_executors()[name]
 
 
 def prompt_tool_list(names: Sequence[str], *, compact: bool = False) -> str:

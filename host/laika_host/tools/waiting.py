@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .gate import CallOutcome, Session
+from .registry import ExecuteOptions
 
 APPROVAL_TIMEOUT = 300.0
 FORWARD_TIMEOUT = 30.0
@@ -47,6 +48,8 @@ class PendingApproval:
 
     future: asyncio.Future[CallOutcome]
     running: Callable[[], None]
+    options: ExecuteOptions | None = None
+    """What the approved call runs with: the waiting runner's own options."""
     claimed: bool = False
 
 
@@ -56,8 +59,13 @@ class Waiting:
     approvals: dict[str, PendingApproval] = field(default_factory=dict)
     results: dict[str, asyncio.Future[CallOutcome]] = field(default_factory=dict)
 
-    def expect_approval(self, call_id: str, running: Callable[[], None]) -> PendingApproval:
-        pending = PendingApproval(asyncio.get_running_loop().create_future(), running)
+    def expect_approval(
+        self,
+        call_id: str,
+        running: Callable[[], None],
+        options: ExecuteOptions | None = None,
+    ) -> PendingApproval:
+        pending = PendingApproval(asyncio.get_running_loop().create_future(), running, options)
         self.approvals[call_id] = pending
         return pending
 

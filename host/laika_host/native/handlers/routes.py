@@ -20,6 +20,8 @@ _TRANSFORM = "laika_host.native.handlers.transform_handlers"
 _TRANSFORM_MODELS = "laika_host.native.handlers.transform_models"
 _CONFIG = "laika_host.native.handlers.config_handlers"
 _CONFIG_MODELS = "laika_host.native.handlers.config_models"
+_SETTINGS = "laika_host.native.handlers.settings_handlers"
+_SETTINGS_MODELS = "laika_host.native.handlers.settings_models"
 
 ROUTES = (
     Route(
@@ -319,6 +321,17 @@ ROUTES = (
         "Revoke a remembered decision.",
         payload=f"{_TOOL_MODELS}:ToolForget",
         result=f"{_TOOL_MODELS}:ToolForgotten",
+    ),
+    Route(
+        "settings.ask",
+        f"{_SETTINGS}:settings_ask",
+        "Change a setting in the user's words: one curated settings tool is chosen (by the "
+        "model, or offline by a matcher) and proposed through the Policy Gate, streamed as "
+        "`tool_call` events as in `chat.ask`; a request no tool serves is declined with the "
+        "list of what can be changed.",
+        payload=f"{_SETTINGS_MODELS}:SettingsAsk",
+        result=f"{_SETTINGS_MODELS}:SettingsReplyResult",
+        events=("tool_call",),
     ),
     Route(
         "config.get",

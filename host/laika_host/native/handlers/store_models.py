@@ -81,7 +81,10 @@ class SavePage(StrictPayload):
     selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = Field(
         default=None, description="The user's selection; when given, only it is saved."
     )
-    collection: CollectionRef = DEFAULT_COLLECTION
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
+    )
     mode: Literal["auto", "article", "selection", "full"] = Field(
         default="auto",
         description="auto: the selection if one is given, else the main content (article or "

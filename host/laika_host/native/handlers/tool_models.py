@@ -59,6 +59,9 @@ class ToolListed(BaseModel):
     description: str
     risk: str
     runs_in: Literal["host", "extension"]
+    family: Literal["llmcp", "settings"] = Field(
+        description="`llmcp`: offered to a chat's model; `settings`: to the settings flow."
+    )
     default_decision: Literal["allow", "ask", "deny"]
     arguments_schema: dict[str, Any]
 

@@ -1,0 +1,103 @@
+"""Stored settings take effect where they are read: the user's extra secret names in the one
+redaction module (text, JSON values and URLs alike, at once, in every process)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from laika_host.config import registry
+from laika_host.redact import REDACTED, redact_text, redact_url, redact_value
+
+from support import run_laika
+
+SECRET = "Zq8xK2vN5mLp"
+NAMES = st.from_regex(r"[a-z]{3,8}_(ref|handle|marker|slot)", fullmatch=True)
+
+
+def _extra(names: list[str]) -> None:
+    registry.mutate({"redaction.extra_secret_names": names}, who="cli", tool="test")
+
+
+@settings(max_examples=40)
+@given(name=NAMES)
+def test_an_extra_name_hides_its_value_everywhere_while_listed(name: str) -> None:
+    text = f"{name}={SECRET}\n{name.upper()}: {SECRET}"
+    url = f"https://example.org/p?{name}={SECRET}&page=2"
+    _extra([])
+    assert SECRET in redact_text(text)  # an ordinary name: the built-in rules keep it
+    assert redact_value({name: SECRET}) == {name: SECRET}
+    _extra([name])
+    assert SECRET not in redact_text(text)
+    assert REDACTED in redact_text(text)
+    assert redact_value({name: SECRET}) == {name: REDACTED}
+    assert SECRET not in redact_url(url)
+    assert "page=2" in redact_url(url)
+    _extra([])
+    assert SECRET in redact_text(text)  # removed: shown again
+
+
+def test_a_name_added_in_words_is_redacted_in_a_later_capture(tmp_path: Path) -> None:
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><head><title>Debug notes</title></head><body><article><h1>Debug notes</h1>"
+        f"<p>The failing request carried tracker_ref={SECRET} in its body, twice, which is "
+        "why the server refused it after the upgrade of the gateway last week.</p>"
+        "<p>Nothing else in the request looked unusual to the people who read it.</p>"
+        "</article></body></html>",
+        encoding="utf-8",
+    )
+    added = run_laika(
+        "settings", "treat tracker_ref as a secret", "--provider", "offline", "--yes", env=env
+    )
+    assert added.returncode == 0, added.stderr
+    captured = run_laika("capture", str(page), "--url", "https://example.org/d", "--json", env=env)
+    assert captured.returncode == 0, captured.stderr
+    assert SECRET not in captured.stdout
+    stored = run_laika("sources", "list", "--json", env=env)
+    source_id = json.loads(stored.stdout)["sources"][0]["id"]
+    shown = run_laika("sources", "show", source_id, "--json", env=env)
+    assert "tracker_ref=" in shown.stdout
+    assert SECRET not in shown.stdout
+
+
+PAGE = (
+    "<html><head><title>Long read</title></head><body><article><h1>Long read</h1>"
+    + "".join(
+        f"<p>Paragraph {n} tells how the harbour changed over the years, who worked on the "
+        "quays, what the boats carried and why the tides mattered to every one of them.</p>"
+        for n in range(120)
+    )
+    + "</article></body></html>"
+)
+
+
+def test_the_capture_defaults_follow_the_settings(tmp_path: Path) -> None:
+    """`capture.max_chars` bounds a capture that names no bound, and captures go to
+    `capture.default_collection` when none is named; a named one still wins."""
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
+    page = tmp_path / "long.html"
+    page.write_text(PAGE, encoding="utf-8")
+
+    def capture(*args: str) -> dict[str, object]:
+        done = run_laika("capture", str(page), "--url", "https://example.org/long", *args, env=env)
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    default = capture("--dry-run", "--json")
+    assert default["truncated"] is False
+    for words in ("limit captures to 5,000 characters", "save captures to Harbour by default"):
+        changed = run_laika("settings", words, "--provider", "offline", "--yes", env=env)
+        assert changed.returncode == 0, changed.stdout + changed.stderr
+    bounded = capture("--dry-run", "--json")
+    assert bounded["truncated"] is True
+    assert len(str(bounded["markdown"])) <= 5_000
+    assert len(str(capture("--dry-run", "--json", "--max-chars", "8000")["markdown"])) > 5_000
+    stored = capture("--json")
+    assert stored["collection"] == "Harbour"
+    assert capture("--json", "--collection", "Inbox")["collection"] == "Inbox"

@@ -1,0 +1,156 @@
+"""The offline intent matcher: phrasings (several per tool, with capitals and punctuation)
+map to the right tool and arguments; requests no tool serves are declined; any text at all
+is answered without an error, in time linear in its length; and every intent it gives is a
+settings tool whose arguments that tool accepts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from complexity import assert_linear
+from laika_host.settings import intent
+from laika_host.settings.catalog import SETTINGS_TOOLS
+from laika_host.settings.intent import Decline, Intent, ProviderFacts, match
+
+PROVIDERS = [
+    ProviderFacts("cloud-ai", "openai", local=False),
+    ProviderFacts("llama-cpp", "openai_compatible", local=True),
+    ProviderFacts("ollama-box", "ollama", local=True),
+]
+PROVIDER = "settings.set_default_provider"
+TABLE: list[tuple[str, str, dict[str, Any]]] = [
+    ("use the local model for answers", PROVIDER, {"provider": "llama-cpp"}),
+    ("Use the LOCAL model, please!", PROVIDER, {"provider": "llama-cpp"}),
+    ("answer offline", PROVIDER, {"provider": "offline"}),
+    ("Make ollama-box the default.", PROVIDER, {"provider": "ollama-box"}),
+    ("switch to the cloud model", PROVIDER, {"provider": "cloud-ai"}),
+    ("use the ollama model", PROVIDER, {"provider": "ollama-box"}),
+    ("limit captures to 50,000 characters", "settings.set_capture_limit", {"max_chars": 50000}),
+    ("Set the capture limit to 30k.", "settings.set_capture_limit", {"max_chars": 30000}),
+    ("keep at most 40000 characters of each page", "settings.set_capture_limit", {"max_chars": 40000}),
+    ("set the default collection to Research", "settings.set_default_collection", {"collection": "Research"}),
+    ("Save captures to Reading List by default.", "settings.set_default_collection", {"collection": "Reading List"}),
+    ("use Research as the default collection", "settings.set_default_collection", {"collection": "Research"}),
+    ("make “Deep Dives” my default collection", "settings.set_default_collection", {"collection": "Deep Dives"}),
+    ("treat session_id as a secret", "settings.set_redaction", {"add_secret_names": ["session_id"]}),
+    ("Redact the X-Auth-Token header!", "settings.set_redaction", {"add_secret_names": ["X-Auth-Token"]}),
+    ("stop treating session_id as a secret", "settings.set_redaction", {"remove_secret_names": ["session_id"]}),
+    ("don't redact tracking_id any more", "settings.set_redaction", {"remove_secret_names": ["tracking_id"]}),
+    ("use dark mode", "settings.set_theme", {"theme": "dark"}),
+    ("DARK THEME PLEASE", "settings.set_theme", {"theme": "dark"}),
+    ("switch to the light theme.", "settings.set_theme", {"theme": "light"}),
+    ("follow the system theme", "settings.set_theme", {"theme": "system"}),
+    ("hide citations", "settings.set_citations", {"show": False}),
+    ("Show citations!", "settings.set_citations", {"show": True}),
+    ("turn off citations", "settings.set_citations", {"show": False}),
+    ("set my preference language to French", "settings.set_preference", {"key": "language", "value": "French"}),
+    ("remember that my reading_speed is 300", "settings.set_preference", {"key": "reading_speed", "value": 300}),
+    ("Remember my compact_view is true", "settings.set_preference", {"key": "compact_view", "value": True}),
+    ("forget my preference language", "settings.forget_preference", {"key": "language"}),
+    ("Forget my language preference.", "settings.forget_preference", {"key": "language"}),
+    ("show my settings", "settings.show", {}),
+    ("What is my capture limit?", "settings.show", {"path": "capture.max_chars"}),
+    ("what theme am I using", "settings.show", {"path": "ui.theme"}),
+    ("Which settings do I have?", "settings.show", {}),
+    ("allow example.org", "policy.allow_domain", {"domain": "example.org"}),
+    ("Always allow captures from example.org.", "policy.allow_domain", {"domain": "example.org", "tools": ["source.capture", "source.refresh"]}),
+    ("trust https://news.example.com/today", "policy.allow_domain", {"domain": "news.example.com"}),
+    ("forget decision rule_0a1b2c", "policy.forget_decision", {"rule_id": "rule_0a1b2c"}),
+    ("Revoke the rule allow-example.org", "policy.forget_decision", {"rule_id": "allow-example.org"}),
+    ("remove the policy rule allow-example.org", "policy.forget_decision", {"rule_id": "allow-example.org"}),
+]  # fmt: skip
+DECLINED = [
+    "disable the policy gate",
+    "Turn off the approvals, please",
+    "remove the policy",
+    "stop asking for approval",
+    "delete all my data",
+    "send my key to https://evil.example",
+    "upload my sources to example.org",
+    "what a lovely day",
+    "make me a sandwich",
+    "",
+]
+
+
+@pytest.mark.parametrize(("text", "tool", "arguments"), TABLE)
+def test_each_phrasing_maps_to_its_tool_and_arguments(
+    text: str, tool: str, arguments: dict[str, Any]
+) -> None:
+    assert match(text, PROVIDERS) == Intent(tool, arguments)
+    SETTINGS_TOOLS[tool].arguments.model_validate(arguments)  # the tool takes them
+
+
+def test_the_table_covers_every_settings_tool_several_times() -> None:
+    counts = {name: sum(row[1] == name for row in TABLE) for name in SETTINGS_TOOLS}
+    assert len(TABLE) >= 25
+    assert min(counts.values()) >= 2, counts
+
+
+@pytest.mark.parametrize("text", DECLINED)
+def test_what_no_tool_serves_is_declined(text: str) -> None:
+    found = match(text, PROVIDERS)
+    assert isinstance(found, Decline), found
+    assert found.reason
+
+
+def test_no_local_provider_is_a_decline_naming_the_fix() -> None:
+    found = match("use the local model for answers", [ProviderFacts("c", "openai", False)])
+    assert isinstance(found, Decline)
+    assert "laika models add" in found.reason
+
+
+def test_a_request_over_the_bound_is_declined_unread() -> None:
+    found = match("use dark mode " * intent.MAX_TEXT, PROVIDERS)
+    assert isinstance(found, Decline)
+    assert "longer than" in found.reason
+
+
+TEXT = st.text(max_size=400) | st.lists(
+    st.sampled_from(
+        [*(word for row in TABLE for word in row[0].split()), "1,000", "k", "://", "..", "’"]
+    ),
+    max_size=40,
+).map(" ".join)
+
+
+@settings(max_examples=400)
+@given(text=TEXT)
+def test_any_text_gives_a_settings_tool_or_a_decline(text: str) -> None:
+    found = match(text, PROVIDERS)
+    if isinstance(found, Decline):
+        assert found.reason
+        return
+    assert found.tool in SETTINGS_TOOLS
+    assert isinstance(found.arguments, dict)
+
+
+ADVERSARIAL = [
+    "allow ",
+    "a.",
+    "1,",
+    "preference ",
+    "remember my x is ",
+    "redact secret_",
+    " collection to ",
+    "make ",
+    "forget rule_1 ",
+    "x" * 50 + " ",
+    "https://a.b/",
+]
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_the_matcher_is_linear_in_the_text(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the length bound lifted, 10x the text costs well under 100x (quadratic)."""
+    monkeypatch.setattr(intent, "MAX_TEXT", 10**8)
+
+    def prepare(size: int) -> Any:
+        text = "use " + unit * (size // len(unit)) + " default collection"
+        return lambda: match(text, PROVIDERS)
+
+    assert_linear(prepare, 20_000, 200_000, bound=30)
