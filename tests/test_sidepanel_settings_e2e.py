@@ -137,8 +137,7 @@ CARD = "#settings-ask-calls .tool-call"
 
 
 def need_settings_ask(panel: Page) -> None:
-    if not panel.eval("laikaPanel.has('settings.ask')"):
-        pytest.skip("this host has no settings.ask yet (issue #17 item 4, branch i17/nlset17)")
+    assert panel.eval("laikaPanel.has('settings.ask')"), "the host offers no settings.ask"
 
 
 def ask(panel: Page, text: str) -> None:
