@@ -33,6 +33,11 @@ function publishState() {
   api.storage?.local?.set({ laikaHost: state }).catch?.(() => {});
 }
 
+// host events (`id` null, e.g. `config.changed`) go to every open panel as they are
+host.onHostEvent((frame) => {
+  for (const port of panels) post(port, frame);
+});
+
 let wasConnected = false;
 host.onState((state) => {
   publishState();

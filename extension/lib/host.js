@@ -78,6 +78,7 @@ export class HostClient {
     this._pending = new Map(); // id -> {resolve, reject, onEvent}
     this._partial = new Map(); // id -> {count, parts: Map(index -> data)}
     this._listeners = new Set();
+    this._hostListeners = new Set();
     this._state = { ...INITIAL_STATE };
     this._remote = false; // true once an upstream relay pushed its (the host's) state
     this._failures = 0;
@@ -93,6 +94,13 @@ export class HostClient {
   onState(listener) {
     this._listeners.add(listener);
     return () => this._listeners.delete(listener);
+  }
+
+  /** Call listener(frame) for every host event (`id` null, e.g. `config.changed`): frames no
+   * request asked for, so no request's onEvent sees them. Returns the unsubscribe function. */
+  onHostEvent(listener) {
+    this._hostListeners.add(listener);
+    return () => this._hostListeners.delete(listener);
   }
 
   /** Connect and ping; after a disconnect, reconnect with exponential backoff. */
@@ -215,6 +223,7 @@ export class HostClient {
       this._setState(frame.data);
       return;
     }
+    if (frame.id === null && typeof frame.event === "string") return this._hostEvent(frame);
     const waiter = this._pending.get(frame.id);
     if (!waiter) return; // a reply to a request we cancelled or never sent
     if ("event" in frame) {
@@ -229,6 +238,16 @@ export class HostClient {
     waiter.cleanup();
     if (frame.ok) waiter.resolve(frame.result);
     else waiter.reject(new HostRequestError(frame.error ?? {}));
+  }
+
+  _hostEvent(frame) {
+    for (const listener of [...this._hostListeners]) {
+      try {
+        listener(frame);
+      } catch (error) {
+        this._setState({ lastError: `host event handler failed: ${error?.message ?? error}` });
+      }
+    }
   }
 
   // Chunks of one frame arrive in order but may interleave with other ids' frames; the

@@ -4,6 +4,7 @@
 import { HostClient } from "../lib/host.js";
 import { $ } from "./dom.js";
 import { describeError } from "./errors.js";
+import { mountUi } from "./ui_live.js";
 import { mountChat } from "./views/chat.js";
 import { mountReader } from "./views/reader.js";
 import { mountSettings } from "./views/settings.js";
@@ -40,6 +41,7 @@ function createApp() {
     dialog,
     showView,
   };
+  host.onHostEvent((frame) => app.emit(frame.event, frame.data)); // e.g. "config.changed"
   return app;
 }
 
@@ -123,6 +125,7 @@ async function loadSettings(app) {
 
 async function main() {
   const app = createApp();
+  mountUi(app); // first: the panel paints in its theme
   await loadSettings(app);
   wireTabs(app);
   mountTopbar(app);

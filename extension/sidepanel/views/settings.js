@@ -1,9 +1,11 @@
 // Settings: model providers (keys stay in environment variables: only their names are shown,
 // with whether the host sees them set), the default provider with the offline runtime as the
 // fallback, capture defaults, the tool permissions remembered from approvals (revocable), and
-// the host's data directory, version and diagnostics.
+// the host's data directory, version and diagnostics; on top, the "Change a setting" box.
 
 import { fill, h } from "../dom.js";
+import { concerns } from "../ui_prefs.js";
+import { SettingsBox } from "./settings_box.js";
 
 const KINDS = ["openai_compatible", "ollama", "openai", "anthropic", "openrouter", "ollama_cloud"];
 
@@ -11,6 +13,7 @@ export function mountSettings(app, root) {
   const view = new SettingsView(app, root);
   app.on("connected", () => view.refresh());
   app.on("tool-rules", () => view.loadRules());
+  app.on("config.changed", (data) => view.configChanged(data?.paths));
   return view;
 }
 
@@ -24,8 +27,11 @@ class SettingsView {
     this.rulesNote = h("p", { class: "muted", id: "tool-rules-status", role: "status" });
     this.about = h("dl", { class: "about", id: "about" });
     this.diagnostics = h("pre", { class: "diagnostics", id: "diagnostics", hidden: true, tabindex: "0" });
+    this.box = new SettingsBox(app);
     fill(
       root,
+      h("h2", { id: "settings-ask-title" }, "Change a setting"),
+      this.box.element,
       h("h2", {}, "Model providers"),
       this.providerNote,
       this.providers,
@@ -52,6 +58,13 @@ class SettingsView {
     this.loadProviders();
     this.loadRules();
     this.loadAbout();
+  }
+
+  /** Re-read what this view shows from the registry when a change touched it. */
+  configChanged(paths) {
+    if (this.app.host.state.status !== "connected") return;
+    if (concerns(paths, ["providers"])) this.loadProviders();
+    if (concerns(paths, ["policy"])) this.loadRules();
   }
 
   async loadRules() {
