@@ -152,8 +152,8 @@ class _Candidate:
 def _take(pack: Pack, candidate: _Candidate, limit: int) -> Tier:
     """The candidate's tier if it has text and fits under `limit` (and is counted), else
     title only."""
-    if not candidate.body:
-        return "title"
+    if not candidate.body or pack.tokens + estimate_tokens(candidate.body) > limit:
+        return "title"  # the body alone is over: no need to write the document out
     cost = candidate.cost()
     if pack.tokens + cost <= limit:
         pack.tokens += cost

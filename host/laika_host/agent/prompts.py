@@ -181,22 +181,21 @@ def markdown_prompt(task: Task) -> str:
     )
 
 
-LLMX_REPLY = """Reply in LLMX only, no prose around it: a HEADER line, one RES line with \
-your answer (Markdown in msg), then one RES line per quote, o naming the X_DOC's id and msg \
-copying its words exactly; the n-th quote is [n]. Example:
-HEADER:{f:model,t:user,s:1}
-RES:{o:"ACK",msg:"Cats sleep about 16 hours a day [1]."}
-RES:{o:"src:abc123",msg:"Cats sleep for about sixteen hours"}"""
+LLMX_REPLY = """Reply in LLMX only: one RES with your answer (Markdown) in msg, then one RES \
+per quote, o the X_DOC's id, msg its exact words; the n-th quote is [n]. Example:
+RES:{o:"ACK",msg:"Cats sleep 16 hours a day [1]."}
+RES:{o:"src:abc",msg:"Cats sleep for about sixteen hours"}"""
 
 
 def llmx_prompt(task: Task) -> str:
     """Compact mode: the documents come as LLMX X_DOC blocks, the reply goes back as RES
-    blocks (`llmx.bridge.compact_reply` reads it). Offers no tools: the turn is read-only."""
+    blocks (`llmx.bridge.compact_reply` reads it; the host fills the HEADER, so the model
+    spends no tokens on it). Offers no tools: the turn is read-only."""
     return "\n\n".join(
         [
-            "You are Laika, a careful research assistant. The user's message is LLMX: "
-            "X_DOC blocks are the documents, REQ:{o} the question, CTX st.note what was left "
-            "out of the documents (say so if it limits the answer).",
+            "You are Laika, a careful research assistant. The message is LLMX: X_DOC blocks "
+            "are the documents, REQ:{o} the question; CTX st.note says what was left out "
+            "(say so if it limits the answer).",
             LLMX_REPLY,
             TASK_GUIDANCE[task],
             RULES.format(tools="Do not call tools."),
