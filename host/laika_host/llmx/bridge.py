@@ -14,6 +14,11 @@ place for is lost: REQ's priority (written 3), ACT ids (written T1, T2, ...) and
 from the tool's risk; the tool name in `tgt` decides), BLK, ASK, PLAN, END and X_ blocks
 other than X_DOC. A reply written by a model without the envelope fields gets them from the
 request it answers (`llmx_to_response(message, request=...)`).
+
+Compact mode (grounded chat for small models) uses a short form instead: `compact_request`
+writes no `x_` envelope (it cost tokens and warnings, and the host keeps the envelope), and
+`compact_reply` reads a model's RES blocks (answer, then one per citation) as the LLMCP answer
+JSON that the agent's reply parser validates.
 """
 
 from __future__ import annotations
