@@ -15,7 +15,7 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import JsonValue
 
@@ -588,7 +588,12 @@ async def _call(
 _CITATION_PATH = re.compile(r"assistant\.citations\[(\d{1,6})\]")
 
 
-Reader = Callable[..., ParsedResponse]
+class Reader(Protocol):
+    """A reply parser: `parse_response`, `parse_markdown_reply` or `parse_llmx_reply`."""
+
+    def __call__(
+        self, text: str, *, request_id: str | None = ..., max_chars: int = ...
+    ) -> ParsedResponse: ...
 
 
 def _reader(provider: ProviderConfig) -> Reader:
