@@ -76,6 +76,7 @@ class Row:
     question: str
     tokens: dict[str, int] = field(default_factory=dict)  # the same documents, whole prompt
     doc_tokens: dict[str, int] = field(default_factory=dict)  # the user message alone
+    doc_chars: dict[str, int] = field(default_factory=dict)  # its characters
     fit_chars: dict[str, int] = field(default_factory=dict)  # source text in the budget
     valid_cited: dict[str, bool] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)
@@ -143,6 +144,7 @@ async def measure(store: Store, base_url: str, collection: str, row: Row, max_to
         prompt, user = prompt_text(whole, row.question, fmt)
         row.tokens[fmt] = await tokens(chosen, prompt)
         row.doc_tokens[fmt] = await tokens(chosen, user)
+        row.doc_chars[fmt] = len(user)
         budget = flows.budget_for(chosen, max_tokens, ())
         fitted = await pack_of(store, collection, row.question, budget, fmt)
         row.fit_chars[fmt] = source_chars(fitted)
@@ -220,6 +222,7 @@ def totals(rows: list[Row]) -> dict[str, dict[str, int]]:
     return {
         "prompt_tokens": {fmt: total("tokens", fmt) for fmt in FORMATS},
         "document_tokens": {fmt: total("doc_tokens", fmt) for fmt in FORMATS},
+        "document_chars": {fmt: total("doc_chars", fmt) for fmt in FORMATS},
         "source_chars_in_budget": {fmt: total("fit_chars", fmt) for fmt in FORMATS},
         "valid_cited": {fmt: total("valid_cited", fmt) for fmt in FORMATS},
     }
@@ -230,11 +233,18 @@ def print_totals(summary: dict[str, dict[str, int]], pages_run: int) -> None:
     for label, name in (
         ("prompt tokens, same documents", "prompt_tokens"),
         ("user message (documents) alone", "document_tokens"),
+        ("its characters", "document_chars"),
         ("source chars in the budget", "source_chars_in_budget"),
     ):
         json_count, llmx_count = summary[name]["json"], summary[name]["llmx"]
         ratio = llmx_count / max(json_count, 1)
         print(f"{label + ':':<32}json {json_count}, llmx {llmx_count} (ratio {ratio:.3f})")
+    per_token = {
+        fmt: summary["document_chars"][fmt] / max(summary["document_tokens"][fmt], 1)
+        for fmt in FORMATS
+    }
+    print(f"{'characters per real token:':<32}json {per_token['json']:.3f}, ", end="")
+    print(f"llmx {per_token['llmx']:.3f} (the packer's estimate assumes the same for both)")
     valid = summary["valid_cited"]
     print(f"{'valid cited replies:':<32}json {valid['json']}/{pages_run}, ", end="")
     print(f"llmx {valid['llmx']}/{pages_run}")
