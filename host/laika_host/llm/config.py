@@ -27,8 +27,9 @@ ProviderKind = Literal[
 PROVIDER_KINDS: tuple[ProviderKind, ...] = get_args(ProviderKind)
 ContextFormat = Literal["json", "llmx"]
 """How grounded chat packs its sources and asks for the reply: LLMCP JSON, or compact LLMX
-(spec 002; `agent.context_format`). JSON stays the default unless LLMX wins on both tokens
-and valid cited replies (docs/llmx.md, "Compact mode, measured")."""
+(spec 002; `agent.context_format`). JSON stays the default: measured, LLMX saved about 1% of
+the prompt and the small local model did not keep to its reply format (docs/llmx.md, "Compact
+mode, measured")."""
 CONTEXT_FORMATS: tuple[ContextFormat, ...] = get_args(ContextFormat)
 DEFAULT_CONTEXT_WINDOW: dict[ProviderKind, int] = {
     "openai": 64_000,
