@@ -236,7 +236,7 @@ def test_markdown_mode_provider_gets_the_markdown_prompt_and_its_quotes_are_chec
     try:
         added = run_laika(
             "models", "add", "plain", "--kind", "openai_compatible", "--model", "m",
-            "--base-url", server.url, "--markdown-mode",
+            "--base-url", server.url, "--markdown-mode", "--context-window", "4096",
         )  # fmt: skip
         assert added.returncode == 0, added.stderr
         done = run_laika(

@@ -15,14 +15,14 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 from pydantic import JsonValue
 
 from ..capture import Capture
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS
 from ..llm.client import ChatClient, ChatResult
-from ..llm.config import DEFAULT_CONTEXT_WINDOW, ProviderConfig
+from ..llm.config import DEFAULT_CONTEXT_WINDOW, ContextFormat, ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
@@ -36,12 +36,12 @@ from ..tools.turn import ToolRunner, TurnFacts
 from . import audit, tool_loop
 from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
+from .parse_llmx import parse_llmx_reply
 from .prompts import (
     Task,
     ToolOffer,
     prompt_for,
     response_format,
-    system_prompt,
     tool_rule,
     user_prompt,
 )
@@ -101,7 +101,24 @@ def budget_for(
 ) -> int:
     if provider is None:
         return MAX_PACK_TOKENS
-    return pack_budget(provider, max_tokens, system_prompt("web.answer", tools or ()))
+    return pack_budget(provider, max_tokens, _system(provider, tools or ()))
+
+
+def context_format(provider: ProviderConfig | None) -> ContextFormat:
+    """How the provider's prompt carries the sources (the offline runtime reads no prompt)."""
+    return provider.context_format if provider is not None else "json"
+
+
+def _system(
+    provider: ProviderConfig | None, tools: Sequence[str], task: Task = "web.answer"
+) -> str:
+    """The system prompt this provider is sent for `task` (its format, its mode)."""
+    return prompt_for(
+        task,
+        markdown_mode=uses_markdown_mode(provider),
+        tools=tools,
+        context_format=context_format(provider),
+    )
 
 
 TOOL_SHARE = 4
@@ -163,7 +180,9 @@ async def ask(
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
     offered = tools_that_fit(provider, max_tokens, tools)[0]
     budget = budget_for(provider, max_tokens, offered)
-    pack = await _pack(store, target.id, target.title, question, budget)
+    pack = await _pack(
+        store, target.id, target.title, question, budget, fmt=context_format(provider)
+    )
     if provider is not None:
         pack = await _fit(
             pack,
@@ -301,7 +320,7 @@ class _Turn:
 
     def _offered(self) -> Sequence[str]:
         """The tools the model was offered (none offline: there is no prompt)."""
-        if self.provider is None:
+        if self.provider is None or not offers_tools(self.provider):
             return []
         return tools_that_fit(self.provider, self.max_tokens, self.tools)[0]
 
@@ -376,14 +395,15 @@ async def _fit(
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
     window = context_window(provider)
+    fmt = context_format(provider)
     for _ in range(FIT_ROUNDS):
-        system = system_prompt("web.answer", tools or ())
-        prompt = system + user_prompt(question, pack.documents, pack.note())
+        system = _system(provider, tools or ())
+        prompt = system + user_prompt(question, pack.documents, pack.note(), fmt)
         used = await count_tokens(provider, prompt)
         if used is None or used + max_tokens + FIT_MARGIN <= window:
             return pack
         budget = max(64, int(budget * (window - max_tokens - FIT_MARGIN) / used * 0.9))
-        pack = await _pack(store, target.id, target.title, question, budget)
+        pack = await _pack(store, target.id, target.title, question, budget, fmt=fmt)
     return pack
 
 
@@ -403,7 +423,15 @@ async def count_tokens(provider: ProviderConfig, text: str) -> int | None:
     return len(tokens) if isinstance(tokens, list) else None
 
 
-async def _pack(store: Store, collection_id: str, title: str, question: str, budget: int) -> Pack:
+async def _pack(
+    store: Store,
+    collection_id: str,
+    title: str,
+    question: str,
+    budget: int,
+    *,
+    fmt: ContextFormat = "json",
+) -> Pack:
     relevance: dict[str, float] = {}
     try:
         hits = await store.search.query(
@@ -416,7 +444,7 @@ async def _pack(store: Store, collection_id: str, title: str, question: str, bud
     sources = [
         SourceText(**body, relevance=relevance.get(body["source_id"], 0.0)) for body in bodies
     ]
-    return pack_collection(collection_id, title, sources, budget_tokens=budget)
+    return pack_collection(collection_id, title, sources, budget_tokens=budget, context_format=fmt)
 
 
 def _ready(make: Callable[[], Answer]) -> Callable[[], Awaitable[Answer]]:
@@ -458,7 +486,8 @@ async def _with_model(
     its proposals gated and run, their outcomes told to it, at most a few rounds."""
     markdown_mode = uses_markdown_mode(provider)
     runner, facts = tools if tools is not None else (None, TurnFacts(None, None, untrusted=True))
-    runner = None if markdown_mode else runner  # Markdown mode offers no tools
+    if not offers_tools(provider):
+        runner = None
     offered = tools_that_fit(provider, max_tokens, runner)[0]
     request = _chat_request(
         question,
@@ -483,7 +512,7 @@ async def _with_model(
         )
         audit.debug_packet(correlation, "request", sent.model_dump(mode="json"))
         result = await _call(provider, sent, client, on_delta)
-        answer, parsed = _interpret(result, pack, correlation, markdown_mode)
+        answer, parsed = _interpret(result, pack, correlation, _reader(provider))
         # the reply goes back to the model as context next round: redacted like all it reads
         return redact_text(result.text), answer, tool_loop.proposals(parsed)
 
@@ -496,6 +525,12 @@ async def _with_model(
     )
     answer.warnings += notes
     return answer
+
+
+def offers_tools(provider: ProviderConfig) -> bool:
+    """Markdown mode and compact LLMX offer no tools: their replies have no place for a
+    proposal the host would read."""
+    return not uses_markdown_mode(provider) and context_format(provider) == "json"
 
 
 def uses_markdown_mode(provider: ProviderConfig | None) -> bool:
@@ -515,16 +550,17 @@ def _chat_request(
     markdown_mode: bool,
     tools: Sequence[str] | None = None,
 ) -> ChatRequest:
-    supports_json = provider.kind != "anthropic" and not markdown_mode
+    fmt = context_format(provider)
+    supports_json = provider.kind != "anthropic" and not markdown_mode and fmt == "json"
     offered = tools or []
-    system = prompt_for(task, markdown_mode=markdown_mode, tools=offered)
+    system = prompt_for(task, markdown_mode=markdown_mode, tools=offered, context_format=fmt)
     return ChatRequest(
         model=provider.model,
         messages=[
             ChatMessage(role="system", content=system),
             ChatMessage(
                 role="user",
-                content=user_prompt(redact_text(question), pack.documents, pack.note()),
+                content=user_prompt(redact_text(question), pack.documents, pack.note(), fmt),
             ),
         ],
         response_format=response_format(offered) if supports_json else None,
@@ -552,8 +588,24 @@ async def _call(
 _CITATION_PATH = re.compile(r"assistant\.citations\[(\d{1,6})\]")
 
 
+class Reader(Protocol):
+    """A reply parser: `parse_response`, `parse_markdown_reply` or `parse_llmx_reply`."""
+
+    def __call__(
+        self, text: str, *, request_id: str | None = ..., max_chars: int = ...
+    ) -> ParsedResponse: ...
+
+
+def _reader(provider: ProviderConfig) -> Reader:
+    """The parser for the reply format the prompt asked for (each falls back to the others'
+    readings rather than lose a reply)."""
+    if context_format(provider) == "llmx":
+        return parse_llmx_reply
+    return parse_markdown_reply if uses_markdown_mode(provider) else parse_response
+
+
 def _interpret(
-    result: ChatResult, pack: Pack, correlation: str, markdown_mode: bool
+    result: ChatResult, pack: Pack, correlation: str, read: Reader
 ) -> tuple[Answer, ParsedResponse | None]:
     """The reply as an answer with checked citations, and its parse (None: no reply)."""
     if result.status == "error" or not result.text.strip():
@@ -563,7 +615,6 @@ def _interpret(
         )
         provider = str(result.provider_meta.provider)
         return Answer("error", "", warnings=[message], provider=provider), None
-    read = parse_markdown_reply if markdown_mode else parse_response
     parsed = read(result.text, request_id=correlation, max_chars=MAX_CHAT_MARKDOWN)
     citations = _as_numbered([_as_dict(c) for c in parsed.citations], parsed.dropped)
     citations += parsed.quotes
@@ -682,7 +733,7 @@ async def _persist(
         provider=answer.provider,
         model=model_id,
         question=question,
-        system=prompt_for(task, markdown_mode=uses_markdown_mode(provider), tools=tools or ()),
+        system=_system(provider, tools or (), task),
         documents=pack.documents,
     )
     run = await store.runs.append(

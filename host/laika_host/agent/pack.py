@@ -8,21 +8,25 @@ index), and the pack says what was left out. A page becomes one
 Every document is `trust: "untrusted"`, doc_ids are stable (`src:<id>`, `page:<hash>`), and
 only stored, sanitized Markdown goes in, redacted once more on its way out (`laika_host.redact`):
 no cookies, credentials or raw HTML.
+
+A document's cost is measured on the text the prompt will carry, in the pack's format
+(`context_format`: JSON or compact LLMX), so a smaller format fits more source text in the
+same budget rather than only shortening the prompt.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..capture.bounds import TRUNCATION_MARKER
+from ..llm.config import ContextFormat
 from ..redact import redact_text, redact_url, redact_value
+from .context_format import document_text
 from .verify import PackedSource
 
 CHARS_PER_TOKEN = 3  # conservative: prose runs 3.5-4.5 characters per token
-DOCUMENT_OVERHEAD = 40  # tokens for a document's JSON keys and ids
 FULL_SHARE = 0.7  # of the budget for full sources; the rest goes to summaries
 INDEX_SHARE = 0.3  # at most this much of the budget lists titles
 Tier = Literal["full", "summary", "title"]
@@ -83,6 +87,7 @@ def pack_collection(
     sources: list[SourceText],
     *,
     budget_tokens: int,
+    context_format: ContextFormat = "json",
 ) -> Pack:
     """Index + the most relevant sources in full, then summaries, then titles only."""
     pack = Pack(budget=budget_tokens)
@@ -90,13 +95,15 @@ def pack_collection(
     listed = _index_entries(ranked, int(budget_tokens * INDEX_SHARE))
     pack.unlisted = len(ranked) - len(listed)
     index = _index_document(collection_id, collection_title, listed)
-    pack.tokens = estimate_tokens(json.dumps(index, ensure_ascii=False)) + DOCUMENT_OVERHEAD
+    pack.tokens = estimate_tokens(document_text(index, context_format))
     full_budget = int(budget_tokens * FULL_SHARE)  # leave room for the next tier's summaries
     for source in ranked:
-        pack.tiers[source.source_id] = _take(pack, source.markdown, "full", full_budget)
+        full = _Candidate(collection_id, source, "full", context_format)
+        pack.tiers[source.source_id] = _take(pack, full, full_budget)
     for source in ranked:
         if pack.tiers[source.source_id] == "title":
-            pack.tiers[source.source_id] = _take(pack, source.summary, "summary", budget_tokens)
+            summary = _Candidate(collection_id, source, "summary", context_format)
+            pack.tiers[source.source_id] = _take(pack, summary, budget_tokens)
     chosen = [
         (_redacted_bodies(s), pack.tiers[s.source_id])
         for s in ranked
@@ -123,12 +130,34 @@ def _redacted_bodies(source: SourceText) -> SourceText:
     )
 
 
-def _take(pack: Pack, text: str, tier: Tier, limit: int) -> Tier:
-    """`tier` if `text` fits under `limit` (and is counted), else title only."""
-    cost = estimate_tokens(text) + DOCUMENT_OVERHEAD
-    if text and pack.tokens + cost <= limit:
+@dataclass(frozen=True)
+class _Candidate:
+    """A source at a tier, as a document the pack may take."""
+
+    collection_id: str
+    source: SourceText
+    tier: Tier
+    context_format: ContextFormat
+
+    @property
+    def body(self) -> str:
+        return self.source.markdown if self.tier == "full" else self.source.summary
+
+    def cost(self) -> int:
+        """Tokens of the document as the prompt writes it (keys, ids, escapes included)."""
+        document = _source_document(self.collection_id, self.source, self.tier)
+        return estimate_tokens(document_text(document, self.context_format))
+
+
+def _take(pack: Pack, candidate: _Candidate, limit: int) -> Tier:
+    """The candidate's tier if it has text and fits under `limit` (and is counted), else
+    title only."""
+    if not candidate.body or pack.tokens + estimate_tokens(candidate.body) > limit:
+        return "title"  # the body alone is over: no need to write the document out
+    cost = candidate.cost()
+    if pack.tokens + cost <= limit:
         pack.tokens += cost
-        return tier
+        return candidate.tier
     return "title"
 
 

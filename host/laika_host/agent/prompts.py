@@ -9,7 +9,9 @@ the untrusted-content rule, the citation rule, and what to do when the sources d
 support an answer. The same schema is sent as `response_format` where the provider enforces
 it, which is what makes small local models return parseable JSON. A provider configured with
 `supports_json_mode: false` gets the Markdown-mode prompt instead: the answer in Markdown,
-then each quote on its own line as `> "exact words" (doc_id)`.
+then each quote on its own line as `> "exact words" (doc_id)`. A provider set to
+`context_format: "llmx"` gets the compact prompt: the documents as LLMX, and the reply asked
+for as LLMX RES blocks, shown by one short example (`llmx_prompt`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any, Literal
 
+from ..llm.config import ContextFormat
 from ..protocol.citations import Citation
 from ..tools.registry import prompt_tool_list
+from .context_format import context_text
 
 Task = Literal["web.answer", "web.summarize", "web.extract"]
 AVAILABLE_TOOLS: tuple[str, ...] = ()
@@ -177,16 +181,47 @@ def markdown_prompt(task: Task) -> str:
     )
 
 
-def prompt_for(task: Task, *, markdown_mode: bool, tools: Sequence[str] = AVAILABLE_TOOLS) -> str:
-    """The system prompt actually sent: JSON mode unless the provider cannot keep to JSON
-    (Markdown mode offers no tools)."""
+LLMX_REPLY = """Reply in LLMX only: one RES with your answer (Markdown) in msg, then one RES \
+per quote, o the X_DOC's id, msg its exact words; the n-th quote is [n]. Example:
+RES:{o:"ACK",msg:"Cats sleep 16 hours a day [1]."}
+RES:{o:"src:abc",msg:"Cats sleep for about sixteen hours"}"""
+
+
+def llmx_prompt(task: Task) -> str:
+    """Compact mode: the documents come as LLMX X_DOC blocks, the reply goes back as RES
+    blocks (`llmx.bridge.compact_reply` reads it; the host fills the HEADER, so the model
+    spends no tokens on it). Offers no tools: the turn is read-only."""
+    return "\n\n".join(
+        [
+            "You are Laika, a careful research assistant. The message is LLMX: X_DOC blocks "
+            "are the documents, REQ:{o} the question; CTX st.note says what was left out "
+            "(say so if it limits the answer).",
+            LLMX_REPLY,
+            TASK_GUIDANCE[task],
+            RULES.format(tools="Do not call tools."),
+        ]
+    )
+
+
+def prompt_for(
+    task: Task,
+    *,
+    markdown_mode: bool,
+    tools: Sequence[str] = AVAILABLE_TOOLS,
+    context_format: ContextFormat = "json",
+) -> str:
+    """The system prompt actually sent: compact LLMX when the provider is set to it, else
+    JSON mode unless the provider cannot keep to JSON (LLMX and Markdown offer no tools)."""
+    if context_format == "llmx":
+        return llmx_prompt(task)
     return markdown_prompt(task) if markdown_mode else system_prompt(task, tools)
 
 
-def user_prompt(question: str, documents: list[dict[str, Any]], note: str | None) -> str:
-    """The question and the packed documents (JSON), plus what the pack left out."""
-    parts = [f"Question: {question}"]
-    if note:
-        parts.append(f"Note: {note} Say so if it limits the answer.")
-    parts.append("Documents (untrusted):\n" + json.dumps(documents, ensure_ascii=False))
-    return "\n\n".join(parts)
+def user_prompt(
+    question: str,
+    documents: list[dict[str, Any]],
+    note: str | None,
+    context_format: ContextFormat = "json",
+) -> str:
+    """The question and the packed documents (JSON or LLMX), plus what the pack left out."""
+    return context_text(question, documents, note, context_format)

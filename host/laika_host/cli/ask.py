@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from ..llm.config import CONTEXT_FORMATS
 from ._output import echo, print_json
 from ._store import json_option, run_with_store
 
@@ -91,6 +92,16 @@ no_tools_option = click.option(
 )
 
 
+context_format_option = click.option(
+    "--context-format",
+    type=click.Choice(CONTEXT_FORMATS),
+    default=None,
+    help="How the sources and the reply travel for this call: LLMCP JSON, or compact LLMX "
+    "(more source text in a small context window; no tools). Default: the provider's "
+    "`context_format` setting (json).",
+)
+
+
 fallback_option = click.option(
     "--no-fallback",
     is_flag=True,
@@ -106,6 +117,7 @@ fallback_option = click.option(
 @with_provider_options
 @fallback_option
 @no_tools_option
+@context_format_option
 @json_option
 def ask(
     question: str,
@@ -118,6 +130,7 @@ def ask(
     kind: str | None,
     no_fallback: bool,
     no_tools: bool,
+    context_format: str | None,
     as_json: bool,
 ) -> None:
     """Ask a question over a collection; the answer's citations are checked against the
@@ -137,7 +150,7 @@ def ask(
     from ..service.models import ProviderChoice
 
     stream = _Stream.for_output(as_json=as_json)
-    provider = ProviderChoice(provider_id, model, base_url, api_key_env, kind)
+    provider = ProviderChoice(provider_id, model, base_url, api_key_env, kind, context_format)
 
     async def work(store: Store) -> Answer:
         options = AskOptions(

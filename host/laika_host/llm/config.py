@@ -25,6 +25,12 @@ ProviderKind = Literal[
 ]
 """The kinds of provider (one wire format each); the CLI's choices and the native schema."""
 PROVIDER_KINDS: tuple[ProviderKind, ...] = get_args(ProviderKind)
+ContextFormat = Literal["json", "llmx"]
+"""How grounded chat packs its sources and asks for the reply: LLMCP JSON, or compact LLMX
+(spec 002; `agent.context_format`). JSON stays the default: measured, LLMX saved about 1% of
+the prompt and the small local model did not keep to its reply format (docs/llmx.md, "Compact
+mode, measured")."""
+CONTEXT_FORMATS: tuple[ContextFormat, ...] = get_args(ContextFormat)
 DEFAULT_CONTEXT_WINDOW: dict[ProviderKind, int] = {
     "openai": 64_000,
     "openrouter": 64_000,
@@ -77,6 +83,9 @@ class ProviderConfig(BaseModel):
         default=None, ge=512, description="Ollama: the largest num_ctx we may ask for."
     )
     think: bool | None = Field(default=None, description="Ollama: send `think` only when set.")
+    context_format: ContextFormat = Field(
+        default="json", description="Sources and reply as LLMCP JSON, or compact LLMX."
+    )
     capabilities: ProviderCapabilities | None = None
     timeouts: Timeouts = Field(default_factory=Timeouts)
 
@@ -132,6 +141,7 @@ def select_provider(
     base_url: str | None = None,
     api_key_env: str | None = None,
     kind: str | None = None,
+    context_format: str | None = None,
 ) -> ProviderConfig | None:
     """The provider for one call (None: the built-in offline runtime).
 
@@ -161,7 +171,12 @@ def select_provider(
         chosen = default_provider(configured)
     if chosen is None:
         return None
-    updates = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
+    updates = {
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "context_format": context_format,
+    }
     return validated({**chosen.model_dump(), **{k: v for k, v in updates.items() if v}})
 
 

@@ -14,6 +14,11 @@ place for is lost: REQ's priority (written 3), ACT ids (written T1, T2, ...) and
 from the tool's risk; the tool name in `tgt` decides), BLK, ASK, PLAN, END and X_ blocks
 other than X_DOC. A reply written by a model without the envelope fields gets them from the
 request it answers (`llmx_to_response(message, request=...)`).
+
+Compact mode (grounded chat for small models) uses a short form instead: `compact_request`
+writes no `x_` envelope (it cost tokens and warnings, and the host keeps the envelope), and
+`compact_reply` reads a model's RES blocks (answer, then one per citation) as the LLMCP answer
+JSON that the agent's reply parser validates.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ def request_to_llmx(packet: RequestPacket) -> Message:
     blocks = [
         _header(data, MODEL),
         Block("CTX", {"p": PROJECT}),
-        *(_document_block(document) for document in documents),
+        *(document_block(document) for document in documents),
         Block("REQ", _objective(data)),
     ]
     return Message(tuple(blocks))
@@ -112,6 +117,52 @@ def llmx_to_response(message: Message, request: RequestPacket | None = None) -> 
     calls = [act_to_tool_call(block) for block in message.of_type("ACT")]
     data = {**envelope, "assistant": assistant, "tool_calls": calls}
     return _validated(ResponsePacket, data, "response")
+
+
+def compact_request(
+    question: str, documents: list[dict[str, Any]], note: str | None = None
+) -> Message:
+    """A grounded question in compact mode: `HEADER:{f:user,t:model,s:1}` (no `x_` envelope:
+    a small model neither needs it nor should pay its tokens), `CTX:{p:laika,st?:{note}}`,
+    one X_DOC per document, and `REQ:{o:<question>,pr:3}`."""
+    context: Fields = {"p": PROJECT}
+    if note:
+        context["st"] = {"note": note}
+    return Message(
+        (
+            Block(HEADER, {"f": "user", "t": MODEL, "s": 1}),
+            Block("CTX", context),
+            *(document_block(document) for document in documents),
+            Block("REQ", {"o": question, "pr": DEFAULT_PRIORITY}),
+        )
+    )
+
+
+ANSWER = "ACK"
+
+
+def compact_reply(message: Message) -> dict[str, Any]:
+    """A model's compact reply as the LLMCP answer JSON (`{assistant:{markdown}, citations,
+    tool_calls?}`) that the reply parser validates like any JSON reply: `RES:{o:"ACK",msg}`
+    is the answer, each other `RES:{o:<doc id>,msg:<quote>}` a citation in order (the n-th is
+    `[n]`), each ACT a tool call. A NACK, or no answer, is refused (`LlmxError`)."""
+    results = [block.fields for block in message.of_type("RES")]
+    refused = next((res for res in results if res["o"] == "NACK"), None)
+    if refused is not None:
+        raise LlmxError(f"the reply is a NACK: {refused.get('msg', '')}", block="RES", field="o")
+    answer = next((res for res in results if res["o"] == ANSWER), None)
+    if answer is None or not isinstance(answer.get("msg"), str):
+        raise LlmxError('no answer: the reply needs RES:{o:"ACK",msg:"..."}', block="RES")
+    citations = [
+        {"doc_id": res["o"], "quote": to_json(res.get("msg", ""))}
+        for res in results
+        if res is not answer and res["o"] not in (ANSWER, "WARN")
+    ]
+    data: dict[str, Any] = {"assistant": {"markdown": answer["msg"]}, "citations": citations}
+    calls = [act_to_tool_call(block) for block in message.of_type("ACT")]
+    if calls:
+        data["tool_calls"] = calls
+    return data
 
 
 def tool_call_to_act(call: ToolCall, action_id: str) -> Block:
@@ -187,9 +238,13 @@ def _header(data: dict[str, Any], target: str) -> Block:
     )
 
 
-def _document_block(document: dict[str, Any]) -> Block:
+def document_block(document: dict[str, Any]) -> Block:
+    """A context document as `X_DOC:{id,kind,trust,src?,c}`: its trust stays in sight of the
+    model (read back, every document is untrusted whatever the text claims)."""
     content = {key: value for key, value in document["content"].items() if key != "doc_type"}
     fields: Fields = {"id": document["doc_id"], "kind": document["kind"]}
+    if "trust" in document:
+        fields["trust"] = document["trust"]
     if "source" in document:
         fields["src"] = from_json(document["source"])
     fields["c"] = from_json(content)

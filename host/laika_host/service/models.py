@@ -45,6 +45,8 @@ class ProviderChoice:
     base_url: str | None = None
     api_key_env: str | None = None
     kind: str | None = None
+    context_format: str | None = None
+    """`json` or `llmx`: how this call packs its sources (the provider's setting otherwise)."""
 
     @property
     def by_default(self) -> bool:
@@ -62,6 +64,7 @@ def resolve(choice: ProviderChoice) -> ProviderConfig | None:
         base_url=choice.base_url,
         api_key_env=choice.api_key_env,
         kind=choice.kind,
+        context_format=choice.context_format,
     )
 
 
