@@ -24,6 +24,7 @@ from laika_host.service import rules as service
 from laika_host.store import open_store
 from laika_host.tools.registry import REGISTRY
 
+from html_server import serve
 from strategies import json_values
 from support import run_laika
 
@@ -264,3 +265,31 @@ def test_the_rule_schema_keeps_conditions_as_written() -> None:
     dumped = rule.model_dump(mode="json")
     assert dumped["conditions"] == {"not": {"any": [{"contains": "x", "fields": ["question"]}]}}
     assert EventRule.model_validate(dumped) == rule
+
+
+def test_a_queued_capture_run_later_fires_rules_and_follows_the_capture_limit() -> None:
+    """`laika jobs run` (the queue, as the host runs it) stores with the user's capture bound,
+    then fires `source.captured`; a settings action the rule runs is on record as the
+    rule's (who asked: rule)."""
+    long_page = PAGE.replace(
+        "</article>", "<p>" + "Lifetimes name scopes. " * 400 + "</p></article>"
+    )
+    _ok("config", "set", "capture.max_chars", "1500")
+    _ok(
+        "rules", "add", "remember-title", "--on", "source.captured",
+        "--do", "settings.set_preference key=last_capture value=$event.title",
+    )  # fmt: skip
+    with serve(lambda path: long_page if path == "/rust" else None) as server:
+        queued = json.loads(_ok("sources", "add", f"{server}/rust", "--queue-only", "--json"))
+        assert queued["job"]["status"] == "queued"
+        assert json.loads(_ok("config", "get", "user.preferences")) == {}  # nothing ran yet
+        ran = json.loads(_ok("jobs", "run", "--json"))
+    assert len(ran["succeeded"]) == 1
+    source_id = queued["source"]["id"]
+    shown = json.loads(_ok("sources", "show", source_id, "--json"))
+    assert 0 < len(shown["markdown"]) <= 1500 + 200  # the bound, plus the truncation note
+    preference = json.loads(_ok("config", "get", "user.preferences.last_capture"))
+    assert preference == "Rust ownership explained"
+    [latest] = json.loads(_ok("config", "history", "user.preferences", "--json"))["commits"][:1]
+    assert "settings.set_preference" in latest["message"]
+    assert "rule" in latest["message"]

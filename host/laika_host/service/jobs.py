@@ -16,6 +16,7 @@ from ..events.bus import emit
 from ..store import CaptureJob, SavedSource, Store
 from ..store.records import JobStatus
 from ..store.worker import WorkSummary, run_due_jobs, run_job
+from .capture_settings import capture_options
 
 OnProgress = Callable[[dict[str, Any]], None]
 """Told `{"stage": "job_started" | "job_finished", ...}` as each job starts and ends."""
@@ -42,13 +43,17 @@ async def get_job(store: Store, job_id: str) -> CaptureJob:
 async def run_due(
     store: Store, *, max_jobs: int | None = None, on_progress: OnProgress | None = None
 ) -> WorkSummary:
-    """Claim and run the due jobs (at most `max_jobs`) until none is due."""
+    """Claim and run the due jobs (at most `max_jobs`) until none is due, with the user's
+    capture settings; then the events of what they stored or gave up on."""
 
     def emit(event: str, data: dict[str, Any]) -> None:
         if on_progress is not None:
             on_progress({"stage": event, **data})
 
-    return await run_due_jobs(store, max_jobs=max_jobs, on_event=emit)
+    summary = await run_due_jobs(store, max_jobs=max_jobs, on_event=emit, options=capture_options())
+    for job_id in (*summary.succeeded, *summary.failed):  # the user's rules, once all ran
+        await announce_job(store, await store.jobs.get(job_id))
+    return summary
 
 
 async def queue_capture(
@@ -61,7 +66,7 @@ async def queue_capture(
     if capture_now:
         claimed = await store.jobs.claim_job(job.id)
         if claimed is not None:
-            job = await run_job(store, claimed, force=force)
+            job = await run_job(store, claimed, force=force, options=capture_options())
             await announce_job(store, job)
     return job
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..capture import CaptureError
+from ..capture import CaptureError, CaptureOptions
 from ..capture.fetch import fetch_html
 from ..capture.isolated import capture_isolated
 from ..capture.urls import strip_credentials
@@ -44,8 +44,10 @@ async def run_due_jobs(
     fetch: Fetch = fetch_html,
     max_jobs: int | None = None,
     on_event: OnEvent | None = None,
+    options: CaptureOptions | None = None,
 ) -> WorkSummary:
-    """Claim and run due jobs until none is due (or `max_jobs` ran)."""
+    """Claim and run due jobs until none is due (or `max_jobs` ran); `options` are the
+    capture's (the service passes the user's capture settings)."""
     summary = WorkSummary()
     emit = on_event or (lambda _event, _data: None)
     while max_jobs is None or len(summary.succeeded + summary.retrying + summary.failed) < max_jobs:
@@ -53,7 +55,7 @@ async def run_due_jobs(
         if job is None:
             break
         emit("job_started", {"job_id": job.id, "source_id": job.source_id})
-        done = await run_job(store, job, fetch)
+        done = await run_job(store, job, fetch, options=options)
         bucket = {"succeeded": summary.succeeded, "queued": summary.retrying}.get(
             done.status, summary.failed
         )
@@ -65,7 +67,12 @@ async def run_due_jobs(
 
 
 async def run_job(
-    store: Store, job: CaptureJob, fetch: Fetch = fetch_html, *, force: bool = False
+    store: Store,
+    job: CaptureJob,
+    fetch: Fetch = fetch_html,
+    *,
+    force: bool = False,
+    options: CaptureOptions | None = None,
 ) -> CaptureJob:
     """Fetch, capture and store one job's URL; a capture that would lose what the user saw is
     kept out (the job succeeds with outcome `kept`) unless `force`."""
@@ -74,7 +81,7 @@ async def run_job(
     assert source.normalized_url is not None
     try:
         raw, final_url = await asyncio.to_thread(fetch, source.url)
-        capture = await capture_isolated(raw, final_url)
+        capture = await capture_isolated(raw, final_url, options=options)
     except CaptureError as error:
         return await _failed(store, job, str(error))
     except Exception as error:  # a job failure must not stop the queue
