@@ -39,7 +39,7 @@ from typing import Any
 import lxml.html
 import pytest
 from bs4 import BeautifulSoup
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdownify import MarkdownConverter
 
@@ -324,6 +324,9 @@ _FRAGMENT = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_FRAGMENT, min_size=1, max_size=3))
+@example(["<code>a<p>\\</p></code>"])  # the backslash was lost
+@example(["a<code>a<p>\\</p>\n</code>a"])  # ... or became a hard break
+@example(["a<code>a<p>b\\</p>\n</code>a"])  # and the span crossed a paragraph break
 def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
     assert_same(*both("".join(parts)))
 

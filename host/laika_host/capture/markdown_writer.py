@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 
 from . import emphasis
+from .code_runs import code_runs, code_span, holds_block
 from .dom import Element
 from .emphasis import Code, Deferred, Marked
 from .markdown_escape import (
@@ -45,6 +46,7 @@ ITEM = 8  # inside <li>: a nested list hugs its item
 LINK = 16  # inside a written link: its text escapes every bracket
 STRIKE = 32  # inside <del>/<s>: a nested one adds nothing
 CELL = 64  # inside a table cell: `|` in code is escaped too
+CODE_RUNS = 128  # inside inline code that holds a block: one code span per inline run
 
 _FLAGS = {
     "pre": PRE | LITERAL,
@@ -115,6 +117,8 @@ def _inner_flags(element: Element, flags: int) -> int:
             return inner | emphasis.context(PUNCTUATION, PUNCTUATION)
     if tag in _MARK_TAGS:
         return inner | emphasis.inside(flags)
+    if tag in _CODE_TAGS and _splits(element, flags):
+        return inner | CODE_RUNS | flags & emphasis.CONTEXT
     return inner | flags & emphasis.CONTEXT  # transparent: span, sub, a link left out
 
 
@@ -125,6 +129,10 @@ def _children(element: Element, flags: int) -> str:
     parts: list[str | Deferred] = []
     left = emphasis.Side(emphasis.before_of(flags), tick=bool(flags & emphasis.TICK_BEFORE))
     line = _LINE_START if block else _UNKNOWN
+    runs = flags & CODE_RUNS and not flags & PRE
+    breaks: set[int] = set()
+    if runs and flags & INLINE:
+        flags &= ~CODE_RUNS  # a heading or cell in the code: its content is one span
     if element.text:
         text = _text(element.text, flags, None, kids[0] if kids else None, block)
         parts.append(_after_number(text, line, flags))
@@ -135,12 +143,16 @@ def _children(element: Element, flags: int) -> str:
         following = kids[index + 1] if index < last else None
         tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
         parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
+        if flags & CODE_RUNS and _breaks_code(kid):
+            breaks.add(len(parts) - 1)
         left.passed_left(parts[-1])
         line = _line_after(line, parts[-1])
         if tail:
             parts.append(_after_number(tail, line, flags))
             left.passed_left(parts[-1])
             line = _line_after(line, parts[-1])
+    if runs and (breaks or element.tag in _LINK_BREAKERS):
+        parts = code_runs(parts, breaks, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
     written = emphasis.resolve(parts, flags)
     if _HARD_BREAK in written:
         written = _without_stray_breaks(written)
@@ -213,6 +225,19 @@ def _may_open_code(element: Element) -> bool:
             return False
         node = node[0] if len(node) else None
     return True
+
+
+def _splits(code: Element, flags: int) -> bool:
+    """Whether a code element is written as one span per run of inline text between the
+    blocks it holds (`code_runs`): outside code and outside headings and cells, which write
+    their blocks inline."""
+    return not flags & (LITERAL | INLINE) and holds_block(code, _LINK_BREAKERS)
+
+
+def _breaks_code(kid: Element) -> bool:
+    """Whether a kid inside split code is, or holds, a block: it writes its own spans."""
+    tag = kid.tag
+    return isinstance(tag, str) and (tag in _LINK_BREAKERS or holds_block(kid, _LINK_BREAKERS))
 
 
 def _without_stray_breaks(parts: list[str]) -> list[str]:
@@ -393,12 +418,9 @@ def _image(element: Element, text: str, flags: int) -> str:
 
 
 def _code(element: Element, text: str, flags: int) -> str | Code:
-    if flags & LITERAL:
-        return text
-    before, body, after = _chomp(text)
-    if not body:
-        return _blank(before, after)
-    return Code(before, body, after, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
+    if flags & LITERAL or _splits(element, flags):
+        return text  # inside code, or already written as spans between its blocks
+    return code_span(text, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
 
 
 def _line_break(element: Element, text: str, flags: int) -> str:
