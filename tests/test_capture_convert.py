@@ -22,7 +22,12 @@ Deliberate differences from markdownify:
 - emphasis markers are written only where CommonMark reads them as emphasis (`emphasis`;
   markdownify writes `**Note:**text`, which shows its asterisks), and of two code spans that
   touch, one is written as text (`` `a``b` `` would be one span).
-Where these last three change the output, the two are compared without emphasis markers, hard
+- blocks inside inline elements: inline code holding a block is one span per run of inline
+  text between the blocks (markdownify's one span across a paragraph break shows its
+  backticks), a span ending in a backslash is padded (`` ` a\\ ` ``), emphasis or a link
+  holding a block keeps the block's paragraph breaks (markdownify glues its words to the
+  neighbours'), text after a nested list in an item starts a new line.
+Where these last four change the output, the two are compared without emphasis markers, hard
 breaks, quote and list markers and whitespace (`_comparable`): the words, links and escapes
 still have to agree, in order; the property tests in test_capture_markdown_safety.py check what a reader sees.
 Everything else is compared byte for byte.
@@ -196,16 +201,39 @@ _MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~|`+)")
 _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\\ ` in a <dt>
 _LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
 _CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
+# markdownify writes an item held by an inline element mid-line; ours starts its line
+_ITEM_MARKER = re.compile(r"(?<![\\\d])(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
 
 
 def _comparable(markdown: str) -> str:
     """`markdown` without emphasis and code markers, hard breaks, quote and list markers (an item or
     a quote line that held only a break is left out) and whitespace:
     where the two writers may differ on purpose (words, escapes, links and their order stay
-    compared)."""
-    markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", markdown))
+    compared). A backslash between paired backtick runs is code, not an escape."""
+    markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", _literal_code(markdown)))
     markdown = _LIST_DOT.sub("\\1\\2", markdown)
-    return "".join(_CONTAINER.sub("", markdown).split())
+    return "".join(_ITEM_MARKER.sub("", _CONTAINER.sub("", markdown)).split())
+
+
+_TICKS = re.compile(r"(?<!\\)((?:\\\\)*)(`+)")
+_LITERAL_BACKSLASH = "\x00"  # a character neither writer puts in Markdown
+
+
+def _literal_code(markdown: str) -> str:
+    """`markdown` with the backslashes between an unescaped backtick run and the next run of
+    the same length (a code span, or what was meant as one) made plain characters."""
+    out: list[str] = []
+    copied = 0
+    opener = _TICKS.search(markdown)
+    while opener is not None:
+        closer = re.compile(f"(?<!`){opener.group(2)}(?!`)").search(markdown, opener.end())
+        if closer is None:
+            break
+        out += [markdown[copied : opener.end()], markdown[opener.end() : closer.start()]]
+        out[-1] = out[-1].replace("\\", _LITERAL_BACKSLASH)
+        copied = closer.start()
+        opener = _TICKS.search(markdown, closer.end())
+    return "".join(out) + markdown[copied:]
 
 
 def assert_same(ours: str, theirs: str) -> None:

@@ -365,8 +365,8 @@ def _odd_backslashes(text: str, end: int, start: int) -> bool:
 
 def _marks(mark: str) -> Writer:
     def write(element: Element, text: str, flags: int) -> str | Marked:
-        if flags & LITERAL:
-            return text
+        if flags & LITERAL or not emphasis.one_paragraph(text):
+            return text  # markers cannot span a block; its edges stay paragraph breaks
         before, body, after = _chomp(text)
         if not body:
             return _blank(before, after)
@@ -393,13 +393,11 @@ def _writes_link(element: Element, flags: int) -> bool:
 
 
 def _link(element: Element, text: str, flags: int) -> str:
-    if flags & LITERAL:
-        return text
+    if flags & LITERAL or not _writes_link(element, flags):
+        return text  # only its words: a block's edges in it stay paragraph breaks
     before, body, after = _chomp(text)
     if not body:
         return _blank(before, after)
-    if not _writes_link(element, flags):
-        return f"{before}{body}{after}"
     destination = link_destination(element.get("href") or "")
     title = element.get("title")
     title_part = f" {link_title(title)}" if title else ""
@@ -494,7 +492,7 @@ def _language(pre: Element) -> str:
 
 
 def _caption(element: Element, text: str, flags: int) -> str:
-    return f"{_trim(text, None)}\n\n"
+    return f"\n\n{_trim(text, None)}\n\n"
 
 
 def _figcaption(element: Element, text: str, flags: int) -> str:
@@ -505,8 +503,9 @@ def _figcaption(element: Element, text: str, flags: int) -> str:
 
 
 def _list(element: Element, text: str, flags: int) -> str:
-    if flags & ITEM:
-        return "\n" + text.rstrip()
+    text = text.lstrip("\n")  # the items' own line starts
+    if flags & ITEM:  # a block ends its line; text after it is a paragraph of the item
+        return "\n" + text.rstrip() + ("\n\n" if _text_follows(element) else "\n")
     return "\n\n" + text + ("\n" if _paragraph_follows(element) else "")
 
 
@@ -518,6 +517,14 @@ def _paragraph_follows(element: Element) -> bool:
     return following is not None and following.tag not in ("ul", "ol")
 
 
+def _text_follows(element: Element) -> bool:
+    """Whether text or an inline element comes after this element in its parent."""
+    if element.tail and not element.tail.isspace():
+        return True
+    following = element.getnext()
+    return following is not None and following.tag not in _LINK_BREAKERS
+
+
 def _list_item(element: Element, text: str, flags: int) -> str:
     text = _trim(text, None)
     if not text:
@@ -526,7 +533,7 @@ def _list_item(element: Element, text: str, flags: int) -> str:
     indent = " " * len(marker)
     first, *rest = text.split("\n")
     lines = [marker + first] + [indent + line if line else "" for line in rest]
-    return "\n".join(lines) + "\n"
+    return "\n" + "\n".join(lines) + "\n"  # a block starts its own line, in a list or not
 
 
 def _in_ordered_list(item: Element) -> bool:
@@ -556,7 +563,7 @@ def _definition(element: Element, text: str, flags: int) -> str:
         return "\n"
     first, *rest = text.split("\n")
     lines = [":   " + first] + ["    " + line if line else "" for line in rest]
-    return "\n".join(lines) + "\n"
+    return "\n" + "\n".join(lines) + "\n"
 
 
 # --- tables -----------------------------------------------------------------------------
