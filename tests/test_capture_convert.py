@@ -202,7 +202,7 @@ _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\
 _LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
 _CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
 # markdownify writes an item held by an inline element mid-line; ours starts its line
-_ITEM_MARKER = re.compile(r"(?<![\\\d])(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
+_ITEM_MARKER = re.compile(r"(?<!\\)((?:\\\\)*)(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
 
 
 def _comparable(markdown: str) -> str:
@@ -212,7 +212,7 @@ def _comparable(markdown: str) -> str:
     compared). A backslash between paired backtick runs is code, not an escape."""
     markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", _literal_code(markdown)))
     markdown = _LIST_DOT.sub("\\1\\2", markdown)
-    return "".join(_ITEM_MARKER.sub("", _CONTAINER.sub("", markdown)).split())
+    return "".join(_ITEM_MARKER.sub("\\1", _CONTAINER.sub("", markdown)).split())
 
 
 _TICKS = re.compile(r"(?<!\\)((?:\\\\)*)(`+)")

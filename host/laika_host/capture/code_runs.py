@@ -12,7 +12,7 @@ writer turns `<br>` in code into a space), so the edges moved outside a span are
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from .dom import Element
 from .emphasis import Code, Deferred
@@ -37,18 +37,40 @@ def code_span(text: str, *, in_link: bool, in_cell: bool) -> str | Code:
 
 
 def code_runs(
-    parts: Sequence[str | Deferred], breaks: Collection[int], *, in_link: bool, in_cell: bool
+    parts: Sequence[str | Deferred],
+    breaks: Mapping[int, bool],
+    *,
+    edges: bool,
+    in_link: bool,
+    in_cell: bool,
 ) -> list[str | Deferred]:
-    """`parts` (the literal Markdown of an element inside code) with each run of parts
-    between the `breaks` (indices of the parts that are or hold blocks, already split)
-    written as one code span."""
+    """`parts` (the literal Markdown of an element inside code) with each run of inline text
+    between blocks written as one code span.
+
+    `breaks` maps the index of each part that is a block (True: a break as a whole) or an
+    inline element holding blocks (False: its text before its first line end and after its
+    last one is raw and continues the runs around it). `edges`: whether the first and last
+    runs are spans too (in the code itself and in a block), or stay raw for the parent.
+    A block that wrote nothing separates nothing, as outside code.
+    """
     out: list[str | Deferred] = []
     run: list[str] = []
+
+    def close(raw: bool) -> None:
+        text = "".join(run)
+        out.append(text if raw else code_span(text, in_link=in_link, in_cell=in_cell))
+        run.clear()
+
     for index, part in enumerate(parts):
-        if index in breaks:
-            out += [code_span("".join(run), in_link=in_link, in_cell=in_cell), part]
-            run = []
-        else:
-            run.append(part if isinstance(part, str) else f"{part.before}{part.body}{part.after}")
-    out.append(code_span("".join(run), in_link=in_link, in_cell=in_cell))
+        text = part if isinstance(part, str) else f"{part.before}{part.body}{part.after}"
+        whole = breaks.get(index)
+        first, last = (0, len(text) - 1) if whole else (text.find("\n"), text.rfind("\n"))
+        if whole is None or first < 0 or not text:
+            run.append(text)
+            continue
+        run.append(text[:first])
+        close(raw=not edges and len(out) == 0)
+        out.append(text[first : last + 1])
+        run.append(text[last + 1 :])
+    close(raw=not edges)
     return out

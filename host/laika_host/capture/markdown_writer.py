@@ -47,6 +47,9 @@ LINK = 16  # inside a written link: its text escapes every bracket
 STRIKE = 32  # inside <del>/<s>: a nested one adds nothing
 CELL = 64  # inside a table cell: `|` in code is escaped too
 CODE_RUNS = 128  # inside inline code that holds a block: one code span per inline run
+# (bits above emphasis.CONTEXT:)
+TERM = 1 << 16  # inside <dt>, one line: <br> is a space
+CODE_ROOT = 1 << 17  # the children of such code (not theirs): every run is a span here
 
 _FLAGS = {
     "pre": PRE | LITERAL,
@@ -58,6 +61,7 @@ _FLAGS = {
     "del": STRIKE,
     "s": STRIKE,
     "li": ITEM,
+    "dt": TERM,
     **{f"h{level}": INLINE for level in range(1, 7)},
 }
 # Whitespace at the inner edges of these (and next to them) is layout, not text.
@@ -118,7 +122,7 @@ def _inner_flags(element: Element, flags: int) -> int:
     if tag in _MARK_TAGS:
         return inner | emphasis.inside(flags)
     if tag in _CODE_TAGS and _splits(element, flags):
-        return inner | CODE_RUNS | flags & emphasis.CONTEXT
+        return inner | CODE_ROOT | flags & emphasis.CONTEXT
     return inner | flags & emphasis.CONTEXT  # transparent: span, sub, a link left out
 
 
@@ -129,10 +133,8 @@ def _children(element: Element, flags: int) -> str:
     parts: list[str | Deferred] = []
     left = emphasis.Side(emphasis.before_of(flags), tick=bool(flags & emphasis.TICK_BEFORE))
     line = _LINE_START if block else _UNKNOWN
-    runs = flags & CODE_RUNS and not flags & PRE
-    breaks: set[int] = set()
-    if runs and flags & INLINE:
-        flags &= ~CODE_RUNS  # a heading or cell in the code: its content is one span
+    runs, flags = _runs_mode(element, flags)
+    breaks: dict[int, bool] = {}
     if element.text:
         text = _text(element.text, flags, None, kids[0] if kids else None, block)
         parts.append(_after_number(text, line, flags))
@@ -144,15 +146,18 @@ def _children(element: Element, flags: int) -> str:
         tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
         parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
         if flags & CODE_RUNS and _breaks_code(kid):
-            breaks.add(len(parts) - 1)
+            breaks[len(parts) - 1] = kid.tag in _LINK_BREAKERS
         left.passed_left(parts[-1])
         line = _line_after(line, parts[-1])
         if tail:
             parts.append(_after_number(tail, line, flags))
             left.passed_left(parts[-1])
             line = _line_after(line, parts[-1])
-    if runs and (breaks or element.tag in _LINK_BREAKERS):
-        parts = code_runs(parts, breaks, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
+    if runs == _ALL_RUNS or breaks:
+        edges = runs == _ALL_RUNS
+        parts = code_runs(
+            parts, breaks, edges=edges, in_link=bool(flags & LINK), in_cell=bool(flags & CELL)
+        )
     written = emphasis.resolve(parts, flags)
     if _HARD_BREAK in written:
         written = _without_stray_breaks(written)
@@ -225,6 +230,22 @@ def _may_open_code(element: Element) -> bool:
             return False
         node = node[0] if len(node) else None
     return True
+
+
+_NO_RUNS, _INNER_RUNS, _ALL_RUNS = range(3)
+
+
+def _runs_mode(element: Element, flags: int) -> tuple[int, int]:
+    """Which runs of an element's inline content inside split code are code spans, and the
+    flags its kids get: in the code itself and in a block, all of them (its edges are line
+    ends); in an inline element, those between its blocks (the first and last continue the
+    runs around it, raw). A heading or cell in the code writes its blocks inline: its content
+    is one run."""
+    if flags & PRE or not flags & (CODE_ROOT | CODE_RUNS):
+        return _NO_RUNS, flags
+    whole = flags & CODE_ROOT or element.tag in _LINK_BREAKERS
+    kid_flags = flags & ~(CODE_ROOT | CODE_RUNS) | (0 if flags & INLINE else CODE_RUNS)
+    return (_ALL_RUNS if whole else _INNER_RUNS), kid_flags
 
 
 def _splits(code: Element, flags: int) -> bool:
@@ -327,18 +348,19 @@ def _blank(before: str, after: str) -> str:
     return " " if before or after else ""
 
 
-def _trim(text: str, spaces: str | None) -> str:
-    """`text` without `spaces` and hard breaks at its ends: a block's edges."""
-    start, end = _edges(text, spaces)
+def _trim(text: str, spaces: str | None, flags: int = 0) -> str:
+    """`text` without `spaces` and hard breaks at its ends: a block's edges. In code (`flags`
+    hold LITERAL) there are no hard breaks: a backslash there is a character."""
+    start, end = _edges(text, spaces, breaks=not flags & LITERAL)
     return text[start:end]
 
 
-def _edges(text: str, spaces: str | None) -> tuple[int, int]:
+def _edges(text: str, spaces: str | None, *, breaks: bool = True) -> tuple[int, int]:
     """Where `text` starts and ends once edge whitespace (`spaces`, or any) and hard breaks
     are left out. A hard break is a backslash no other backslash escapes, then a newline."""
     start, end = 0, len(text)
     while start < end:
-        if text.startswith(_HARD_BREAK, start, end):
+        if breaks and text.startswith(_HARD_BREAK, start, end):
             start += 2
         elif text[start].isspace() if spaces is None else text[start] in spaces:
             start += 1
@@ -346,7 +368,7 @@ def _edges(text: str, spaces: str | None) -> tuple[int, int]:
             break
     while end > start:
         char = text[end - 1]
-        if char == "\n" and end - 2 >= start and _odd_backslashes(text, end - 1, start):
+        if breaks and char == "\n" and end > start + 1 and _odd_backslashes(text, end - 1, start):
             end -= 2
             continue
         if not (char.isspace() if spaces is None else char in spaces):
@@ -424,7 +446,7 @@ def _code(element: Element, text: str, flags: int) -> str | Code:
 def _line_break(element: Element, text: str, flags: int) -> str:
     if flags & PRE:
         return "\n"  # a line of code, not a Markdown hard break
-    return " " if flags & (INLINE | LITERAL) else _HARD_BREAK
+    return " " if flags & (INLINE | LITERAL | TERM) else _HARD_BREAK
 
 
 def _quote(element: Element, text: str, flags: int) -> str:
@@ -435,14 +457,14 @@ def _quote(element: Element, text: str, flags: int) -> str:
 
 
 def _paragraph(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, " \t\r\n")
+    text = _trim(text, " \t\r\n", flags)
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n\n" if text else ""
 
 
 def _division(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n\n" if text else ""
@@ -456,7 +478,7 @@ def _heading(element: Element, text: str, flags: int) -> str:
 
 
 def _blockquote(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, " \t\r\n")
+    text = _trim(text, " \t\r\n", flags)
     if flags & INLINE:
         return f" {text} "
     if not text:
@@ -492,11 +514,11 @@ def _language(pre: Element) -> str:
 
 
 def _caption(element: Element, text: str, flags: int) -> str:
-    return f"\n\n{_trim(text, None)}\n\n"
+    return f"\n\n{_trim(text, None, flags)}\n\n"
 
 
 def _figcaption(element: Element, text: str, flags: int) -> str:
-    return f"\n\n{_trim(text, None)}\n\n"
+    return f"\n\n{_trim(text, None, flags)}\n\n"
 
 
 # --- lists ------------------------------------------------------------------------------
@@ -526,7 +548,7 @@ def _text_follows(element: Element) -> bool:
 
 
 def _list_item(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if not text:
         return "\n"
     marker = f"{_item_number(element)}. " if _in_ordered_list(element) else "- "
@@ -549,14 +571,14 @@ def _item_number(item: Element) -> int:
 
 
 def _term(element: Element, text: str, flags: int) -> str:
-    text = _SPACE_RUN.sub(" ", emphasis.HARD_BREAKS.sub(r"\1 ", _trim(text, None)))  # one line
+    text = _SPACE_RUN.sub(" ", _trim(text, None, flags))  # one line; a `<br>` in it wrote a space
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n" if text else "\n"
 
 
 def _definition(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if flags & INLINE:
         return f" {text} "
     if not text:
