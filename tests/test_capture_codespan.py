@@ -60,20 +60,16 @@ def _written_tree(html: str) -> Element:
 
 
 def visible_text(element: Element) -> str:
-    """What a browser shows of `element`: its text, words apart where a block with text
-    begins or ends, whitespace collapsed. A block without text separates nothing (the
-    writer's choice, as markdownify's: it writes nothing for it)."""
+    """What a browser shows of `element`: its text, words apart where a block begins or ends
+    (an empty one too: the words around it stand on lines of their own), whitespace
+    collapsed."""
     parts: list[str] = []
     _collect(element, parts)
     return squash("".join(parts))
 
 
 def _collect(element: Element, parts: list[str]) -> None:
-    edge = ""
-    if element.tag in _BLOCKS:
-        if not "".join(element.itertext()).strip():
-            return
-        edge = " "
+    edge = " " if element.tag in _BLOCKS else ""
     parts += [edge, element.text or ""]
     for kid in element:
         if isinstance(kid.tag, str):

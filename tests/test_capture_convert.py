@@ -200,19 +200,20 @@ def both(html: str) -> tuple[str, str]:
 _MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~|`+)")
 _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\\ ` in a <dt>
 _LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
-_CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
-# markdownify writes an item held by an inline element mid-line; ours starts its line
-_ITEM_MARKER = re.compile(r"(?<!\\)((?:\\\\)*)(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
+# Quote and list markers anywhere: markdownify writes an item held by an inline element
+# mid-line (ours starts its line), and text of a code span it cannot close at a line start.
+_QUOTE_MARKER = re.compile(r"(?<!\\)((?:\\\\)*)>")
+_ITEM_MARKER = re.compile(r"(?<![\\-])((?:\\\\)*)(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
 
 
 def _comparable(markdown: str) -> str:
-    """`markdown` without emphasis and code markers, hard breaks, quote and list markers (an item or
-    a quote line that held only a break is left out) and whitespace:
-    where the two writers may differ on purpose (words, escapes, links and their order stay
-    compared). A backslash between paired backtick runs is code, not an escape."""
+    """`markdown` without emphasis and code markers, hard breaks, quote and list markers and
+    whitespace: where the two writers may differ on purpose (words, escapes, links and their
+    order stay compared). A backslash between paired backtick runs is code, not an escape."""
     markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", _literal_code(markdown)))
     markdown = _LIST_DOT.sub("\\1\\2", markdown)
-    return "".join(_ITEM_MARKER.sub("\\1", _CONTAINER.sub("", markdown)).split())
+    markdown = _ITEM_MARKER.sub("\\1", _QUOTE_MARKER.sub("\\1", markdown))
+    return "".join(markdown.split())
 
 
 _TICKS = re.compile(r"(?<!\\)((?:\\\\)*)(`+)")

@@ -460,14 +460,20 @@ def _paragraph(element: Element, text: str, flags: int) -> str:
     text = _trim(text, " \t\r\n", flags)
     if flags & INLINE:
         return f" {text} "
-    return f"\n\n{text}\n\n" if text else ""
+    return f"\n\n{text}\n\n" if text else _empty_block(flags)
 
 
 def _division(element: Element, text: str, flags: int) -> str:
     text = _trim(text, None, flags)
     if flags & INLINE:
         return f" {text} "
-    return f"\n\n{text}\n\n" if text else ""
+    return f"\n\n{text}\n\n" if text else _empty_block(flags)
+
+
+def _empty_block(flags: int) -> str:
+    """An empty block still separates the words around it (a browser puts them on lines of
+    their own); inside `<pre>` it adds no line."""
+    return "" if flags & PRE else "\n\n"
 
 
 def _heading(element: Element, text: str, flags: int) -> str:
@@ -495,7 +501,7 @@ def _pre(element: Element, text: str, flags: int) -> str:
     if flags & PRE:
         return text  # a <pre> inside a <pre> (trafilatura writes code so): one fence
     if not text:
-        return ""
+        return _empty_block(flags)
     code = _PRE_LEADING.sub("", text).rstrip(" \n")  # rstrip: a `[ \n]*$` scan is quadratic
     longest = max((len(run) for run in _BACKTICKS.findall(code)), default=0)
     fence = "`" * max(3, longest + 1)  # longer than any backtick run in the code
