@@ -11,6 +11,8 @@ be an escaped one (a span left open across a blank line shows its backticks as t
 
 from __future__ import annotations
 
+import time
+
 import lxml.html
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -106,3 +108,25 @@ def assert_reads_back(html: str) -> None:
 @example("<code>a<p></p>b</code>")
 def test_code_emphasis_and_links_around_blocks_read_back(html: str) -> None:
     assert_reads_back(html)
+
+
+def _seconds(html: str) -> float:
+    """The best of three conversions of `html` (the least disturbed by other processes)."""
+    root = lxml.html.fragment_fromstring(f"<div>{html}</div>")
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        html_to_markdown(root)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_code_holding_blocks_converts_in_linear_time() -> None:
+    """Each inline element in split code looks for blocks below it (a scan in C, bounded by
+    libxml2's 256 levels): four times the elements take about four times as long, not 16."""
+
+    def page(count: int) -> str:
+        return "<code>" + "<span>a\\<p>b*</p><em>c</em></span>" * count + "</code>"
+
+    small, large = _seconds(page(500)), _seconds(page(2000))
+    assert large / small < 8, (small, large)

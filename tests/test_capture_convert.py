@@ -22,14 +22,18 @@ Deliberate differences from markdownify:
 - emphasis markers are written only where CommonMark reads them as emphasis (`emphasis`;
   markdownify writes `**Note:**text`, which shows its asterisks), and of two code spans that
   touch, one is written as text (`` `a``b` `` would be one span).
-- blocks inside inline elements: inline code holding a block is one span per run of inline
-  text between the blocks (markdownify's one span across a paragraph break shows its
-  backticks), a span ending in a backslash is padded (`` ` a\\ ` ``), emphasis or a link
-  holding a block keeps the block's paragraph breaks (markdownify glues its words to the
-  neighbours'), text after a nested list in an item starts a new line.
+- blocks: inline code holding a block is one span per run of inline text between the
+  blocks (markdownify's one span across a paragraph break shows its backticks), a span
+  ending in a backslash is padded (`` ` a\\ ` ``), emphasis or a link holding a block keeps
+  the block's paragraph breaks and every block starts its own line (markdownify glues their
+  words to the neighbours', or writes an item's `-` mid-line), an empty block still
+  separates the words around it, text after a nested list in an item starts a new line,
+  `<br>` in a `<dt>` is a space (markdownify's `\\ ` shows a backslash), and a backslash in
+  code or `<pre>` is never read as a hard break (markdownify's `_chomp` drops it).
 Where these last four change the output, the two are compared without emphasis markers, hard
 breaks, quote and list markers and whitespace (`_comparable`): the words, links and escapes
-still have to agree, in order; the property tests in test_capture_markdown_safety.py check what a reader sees.
+still have to agree, in order; the property tests in test_capture_markdown_safety.py and
+test_capture_codespan.py check what a reader sees.
 Everything else is compared byte for byte.
 """
 

@@ -12,6 +12,10 @@ table cell, inside a list item, inside a link) travels down as bit flags, and so
 stands next to an element (`emphasis`): an emphasis marker is written only where every
 CommonMark reader takes it as one, so no page ever shows stray `*` or `~~`.
 
+Inline markup cannot span a block: every block starts and ends its own lines (an empty one
+too), emphasis or a link holding a block is written as its words, and inline code holding a
+block is one code span per run of inline text between the blocks (`code_runs`).
+
 Page text is escaped (`markdown_escape`), link and image destinations are http(s)/mailto only
 and percent-encoded where Markdown would end them, and a code block is one fence longer than
 any backtick run in its code: the Markdown carries no link, image or HTML that the page did
