@@ -51,7 +51,7 @@ def code_runs(
     inline element holding blocks (False: its text before its first line end and after its
     last one is raw and continues the runs around it). `edges`: whether the first and last
     runs are spans too (in the code itself and in a block), or stay raw for the parent.
-    A block that wrote nothing separates nothing, as outside code.
+    A part that wrote nothing separates nothing.
     """
     out: list[str | Deferred] = []
     run: list[str] = []
