@@ -22,9 +22,18 @@ Deliberate differences from markdownify:
 - emphasis markers are written only where CommonMark reads them as emphasis (`emphasis`;
   markdownify writes `**Note:**text`, which shows its asterisks), and of two code spans that
   touch, one is written as text (`` `a``b` `` would be one span).
-Where these last three change the output, the two are compared without emphasis markers, hard
+- blocks: inline code holding a block is one span per run of inline text between the
+  blocks (markdownify's one span across a paragraph break shows its backticks), a span
+  ending in a backslash is padded (`` ` a\\ ` ``), emphasis or a link holding a block keeps
+  the block's paragraph breaks and every block starts its own line (markdownify glues their
+  words to the neighbours', or writes an item's `-` mid-line), an empty block still
+  separates the words around it, text after a nested list in an item starts a new line,
+  `<br>` in a `<dt>` is a space (markdownify's `\\ ` shows a backslash), and a backslash in
+  code or `<pre>` is never read as a hard break (markdownify's `_chomp` drops it).
+Where these last four change the output, the two are compared without emphasis markers, hard
 breaks, quote and list markers and whitespace (`_comparable`): the words, links and escapes
-still have to agree, in order; the property tests in test_capture_markdown_safety.py check what a reader sees.
+still have to agree, in order; the property tests in test_capture_markdown_safety.py and
+test_capture_codespan.py check what a reader sees.
 Everything else is compared byte for byte.
 """
 
@@ -39,7 +48,7 @@ from typing import Any
 import lxml.html
 import pytest
 from bs4 import BeautifulSoup
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdownify import MarkdownConverter
 
@@ -195,17 +204,41 @@ def both(html: str) -> tuple[str, str]:
 _MARKERS = re.compile(r"(?<!\\)((?:\\\\)*)(?:\*+|~~|`+)")
 _HARD_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\(?=[\n ]|\Z)")  # markdownify: `\\ ` in a <dt>
 _LIST_DOT = re.compile(r"(?<!\\)((?:\\\\)*)\\([.)])")  # ours sees `1` + `. x` across nodes
-_CONTAINER = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:-|\d{1,9}\.)(?=[ \t]|$))?", re.MULTILINE)
+# Quote and list markers anywhere: markdownify writes an item held by an inline element
+# mid-line (ours starts its line), and text of a code span it cannot close at a line start.
+_QUOTE_MARKER = re.compile(r"(?<!\\)((?:\\\\)*)>")
+_ITEM_MARKER = re.compile(r"(?<![\\-])((?:\\\\)*)(?:-|\d{1,9}\.)(?=[ \t]|$)", re.MULTILINE)
 
 
 def _comparable(markdown: str) -> str:
-    """`markdown` without emphasis and code markers, hard breaks, quote and list markers (an item or
-    a quote line that held only a break is left out) and whitespace:
-    where the two writers may differ on purpose (words, escapes, links and their order stay
-    compared)."""
-    markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", markdown))
+    """`markdown` without emphasis and code markers, hard breaks, quote and list markers and
+    whitespace: where the two writers may differ on purpose (words, escapes, links and their
+    order stay compared). A backslash between paired backtick runs is code, not an escape."""
+    markdown = _HARD_BREAK.sub("\\1", _MARKERS.sub("\\1", _literal_code(markdown)))
     markdown = _LIST_DOT.sub("\\1\\2", markdown)
-    return "".join(_CONTAINER.sub("", markdown).split())
+    markdown = _ITEM_MARKER.sub("\\1", _QUOTE_MARKER.sub("\\1", markdown))
+    return "".join(markdown.split())
+
+
+_TICKS = re.compile(r"(?<!\\)((?:\\\\)*)(`+)")
+_LITERAL_BACKSLASH = "\x00"  # a character neither writer puts in Markdown
+
+
+def _literal_code(markdown: str) -> str:
+    """`markdown` with the backslashes between an unescaped backtick run and the next run of
+    the same length (a code span, or what was meant as one) made plain characters."""
+    out: list[str] = []
+    copied = 0
+    opener = _TICKS.search(markdown)
+    while opener is not None:
+        closer = re.compile(f"(?<!`){opener.group(2)}(?!`)").search(markdown, opener.end())
+        if closer is None:
+            break
+        out += [markdown[copied : opener.end()], markdown[opener.end() : closer.start()]]
+        out[-1] = out[-1].replace("\\", _LITERAL_BACKSLASH)
+        copied = closer.start()
+        opener = _TICKS.search(markdown, closer.end())
+    return "".join(out) + markdown[copied:]
 
 
 def assert_same(ours: str, theirs: str) -> None:
@@ -324,6 +357,9 @@ _FRAGMENT = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_FRAGMENT, min_size=1, max_size=3))
+@example(["<code>a<p>\\</p></code>"])  # the backslash was lost
+@example(["a<code>a<p>\\</p>\n</code>a"])  # ... or became a hard break
+@example(["a<code>a<p>b\\</p>\n</code>a"])  # and the span crossed a paragraph break
 def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
     assert_same(*both("".join(parts)))
 

@@ -82,7 +82,7 @@ class Marked:
         before = char_class(self.before[-1]) if self.before and left.started else left.kind
         after = char_class(self.after[0]) if self.after and right.started else right.kind
         first, last = self.body[0], self.body[-1]
-        if not _one_paragraph(self.body) or _holds_run(self.body, self.mark):
+        if _holds_run(self.body, self.mark):  # (`_marks` keeps no block in a body)
             keep = False
         elif self._alone(left, right, before, after):
             keep = left_flanking(before, first) and right_flanking(last, after)
@@ -128,8 +128,10 @@ class Code:
         body = self.body.replace("|", "\\|") if self.in_cell else self.body  # GFM splits cells
         longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
         fence = "`" * (longest + 1)
-        if longest:
-            body = f" {body} "  # its own backticks stay inside
+        if longest or body[-1] == "\\":
+            # its own backticks stay inside; a backslash is literal in a span, but before
+            # the closing fence it would read as an escape to whatever reads the string
+            body = f" {body} "
         return f"{self.before}{fence}{body}{fence}{self.after}"
 
 
@@ -201,7 +203,7 @@ def _holds_run(body: str, mark: str) -> bool:
     )
 
 
-def _one_paragraph(body: str) -> bool:
+def one_paragraph(body: str) -> bool:
     """Emphasis cannot span blocks: every line break must be a hard break (`\\` newline)."""
     return "\n" not in body or body.count("\n") == len(HARD_BREAKS.findall(body))
 

@@ -12,6 +12,10 @@ table cell, inside a list item, inside a link) travels down as bit flags, and so
 stands next to an element (`emphasis`): an emphasis marker is written only where every
 CommonMark reader takes it as one, so no page ever shows stray `*` or `~~`.
 
+Inline markup cannot span a block: every block starts and ends its own lines (an empty one
+too), emphasis or a link holding a block is written as its words, and inline code holding a
+block is one code span per run of inline text between the blocks (`code_runs`).
+
 Page text is escaped (`markdown_escape`), link and image destinations are http(s)/mailto only
 and percent-encoded where Markdown would end them, and a code block is one fence longer than
 any backtick run in its code: the Markdown carries no link, image or HTML that the page did
@@ -24,6 +28,7 @@ import re
 from collections.abc import Callable
 
 from . import emphasis
+from .code_runs import code_runs, code_span, holds_block
 from .dom import Element
 from .emphasis import Code, Deferred, Marked
 from .markdown_escape import (
@@ -45,6 +50,10 @@ ITEM = 8  # inside <li>: a nested list hugs its item
 LINK = 16  # inside a written link: its text escapes every bracket
 STRIKE = 32  # inside <del>/<s>: a nested one adds nothing
 CELL = 64  # inside a table cell: `|` in code is escaped too
+CODE_RUNS = 128  # inside inline code that holds a block: one code span per inline run
+# (bits above emphasis.CONTEXT:)
+TERM = 1 << 16  # inside <dt>, one line: <br> is a space
+CODE_ROOT = 1 << 17  # the children of such code (not theirs): every run is a span here
 
 _FLAGS = {
     "pre": PRE | LITERAL,
@@ -56,6 +65,7 @@ _FLAGS = {
     "del": STRIKE,
     "s": STRIKE,
     "li": ITEM,
+    "dt": TERM,
     **{f"h{level}": INLINE for level in range(1, 7)},
 }
 # Whitespace at the inner edges of these (and next to them) is layout, not text.
@@ -115,6 +125,8 @@ def _inner_flags(element: Element, flags: int) -> int:
             return inner | emphasis.context(PUNCTUATION, PUNCTUATION)
     if tag in _MARK_TAGS:
         return inner | emphasis.inside(flags)
+    if tag in _CODE_TAGS and _splits(element, flags):
+        return inner | CODE_ROOT | flags & emphasis.CONTEXT
     return inner | flags & emphasis.CONTEXT  # transparent: span, sub, a link left out
 
 
@@ -125,6 +137,8 @@ def _children(element: Element, flags: int) -> str:
     parts: list[str | Deferred] = []
     left = emphasis.Side(emphasis.before_of(flags), tick=bool(flags & emphasis.TICK_BEFORE))
     line = _LINE_START if block else _UNKNOWN
+    runs, flags = _runs_mode(element, flags)
+    breaks: dict[int, bool] = {}
     if element.text:
         text = _text(element.text, flags, None, kids[0] if kids else None, block)
         parts.append(_after_number(text, line, flags))
@@ -135,12 +149,19 @@ def _children(element: Element, flags: int) -> str:
         following = kids[index + 1] if index < last else None
         tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
         parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
+        if flags & CODE_RUNS and _breaks_code(kid):
+            breaks[len(parts) - 1] = kid.tag in _LINK_BREAKERS
         left.passed_left(parts[-1])
         line = _line_after(line, parts[-1])
         if tail:
             parts.append(_after_number(tail, line, flags))
             left.passed_left(parts[-1])
             line = _line_after(line, parts[-1])
+    if runs == _ALL_RUNS or breaks:
+        edges = runs == _ALL_RUNS
+        parts = code_runs(
+            parts, breaks, edges=edges, in_link=bool(flags & LINK), in_cell=bool(flags & CELL)
+        )
     written = emphasis.resolve(parts, flags)
     if _HARD_BREAK in written:
         written = _without_stray_breaks(written)
@@ -213,6 +234,35 @@ def _may_open_code(element: Element) -> bool:
             return False
         node = node[0] if len(node) else None
     return True
+
+
+_NO_RUNS, _INNER_RUNS, _ALL_RUNS = range(3)
+
+
+def _runs_mode(element: Element, flags: int) -> tuple[int, int]:
+    """Which runs of an element's inline content inside split code are code spans, and the
+    flags its kids get: in the code itself and in a block, all of them (its edges are line
+    ends); in an inline element, those between its blocks (the first and last continue the
+    runs around it, raw). A heading or cell in the code writes its blocks inline: its content
+    is one run."""
+    if flags & PRE or not flags & (CODE_ROOT | CODE_RUNS):
+        return _NO_RUNS, flags
+    whole = flags & CODE_ROOT or element.tag in _LINK_BREAKERS
+    kid_flags = flags & ~(CODE_ROOT | CODE_RUNS) | (0 if flags & INLINE else CODE_RUNS)
+    return (_ALL_RUNS if whole else _INNER_RUNS), kid_flags
+
+
+def _splits(code: Element, flags: int) -> bool:
+    """Whether a code element is written as one span per run of inline text between the
+    blocks it holds (`code_runs`): outside code and outside headings and cells, which write
+    their blocks inline."""
+    return not flags & (LITERAL | INLINE) and holds_block(code, _LINK_BREAKERS)
+
+
+def _breaks_code(kid: Element) -> bool:
+    """Whether a kid inside split code is, or holds, a block: it writes its own spans."""
+    tag = kid.tag
+    return isinstance(tag, str) and (tag in _LINK_BREAKERS or holds_block(kid, _LINK_BREAKERS))
 
 
 def _without_stray_breaks(parts: list[str]) -> list[str]:
@@ -302,18 +352,19 @@ def _blank(before: str, after: str) -> str:
     return " " if before or after else ""
 
 
-def _trim(text: str, spaces: str | None) -> str:
-    """`text` without `spaces` and hard breaks at its ends: a block's edges."""
-    start, end = _edges(text, spaces)
+def _trim(text: str, spaces: str | None, flags: int = 0) -> str:
+    """`text` without `spaces` and hard breaks at its ends: a block's edges. In code (`flags`
+    hold LITERAL) there are no hard breaks: a backslash there is a character."""
+    start, end = _edges(text, spaces, breaks=not flags & LITERAL)
     return text[start:end]
 
 
-def _edges(text: str, spaces: str | None) -> tuple[int, int]:
+def _edges(text: str, spaces: str | None, *, breaks: bool = True) -> tuple[int, int]:
     """Where `text` starts and ends once edge whitespace (`spaces`, or any) and hard breaks
     are left out. A hard break is a backslash no other backslash escapes, then a newline."""
     start, end = 0, len(text)
     while start < end:
-        if text.startswith(_HARD_BREAK, start, end):
+        if breaks and text.startswith(_HARD_BREAK, start, end):
             start += 2
         elif text[start].isspace() if spaces is None else text[start] in spaces:
             start += 1
@@ -321,7 +372,7 @@ def _edges(text: str, spaces: str | None) -> tuple[int, int]:
             break
     while end > start:
         char = text[end - 1]
-        if char == "\n" and end - 2 >= start and _odd_backslashes(text, end - 1, start):
+        if breaks and char == "\n" and end > start + 1 and _odd_backslashes(text, end - 1, start):
             end -= 2
             continue
         if not (char.isspace() if spaces is None else char in spaces):
@@ -340,8 +391,8 @@ def _odd_backslashes(text: str, end: int, start: int) -> bool:
 
 def _marks(mark: str) -> Writer:
     def write(element: Element, text: str, flags: int) -> str | Marked:
-        if flags & LITERAL:
-            return text
+        if flags & LITERAL or not emphasis.one_paragraph(text):
+            return text  # markers cannot span a block; its edges stay paragraph breaks
         before, body, after = _chomp(text)
         if not body:
             return _blank(before, after)
@@ -368,13 +419,11 @@ def _writes_link(element: Element, flags: int) -> bool:
 
 
 def _link(element: Element, text: str, flags: int) -> str:
-    if flags & LITERAL:
-        return text
+    if flags & LITERAL or not _writes_link(element, flags):
+        return text  # only its words: a block's edges in it stay paragraph breaks
     before, body, after = _chomp(text)
     if not body:
         return _blank(before, after)
-    if not _writes_link(element, flags):
-        return f"{before}{body}{after}"
     destination = link_destination(element.get("href") or "")
     title = element.get("title")
     title_part = f" {link_title(title)}" if title else ""
@@ -393,18 +442,15 @@ def _image(element: Element, text: str, flags: int) -> str:
 
 
 def _code(element: Element, text: str, flags: int) -> str | Code:
-    if flags & LITERAL:
-        return text
-    before, body, after = _chomp(text)
-    if not body:
-        return _blank(before, after)
-    return Code(before, body, after, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
+    if flags & LITERAL or _splits(element, flags):
+        return text  # inside code, or already written as spans between its blocks
+    return code_span(text, in_link=bool(flags & LINK), in_cell=bool(flags & CELL))
 
 
 def _line_break(element: Element, text: str, flags: int) -> str:
     if flags & PRE:
         return "\n"  # a line of code, not a Markdown hard break
-    return " " if flags & (INLINE | LITERAL) else _HARD_BREAK
+    return " " if flags & (INLINE | LITERAL | TERM) else _HARD_BREAK
 
 
 def _quote(element: Element, text: str, flags: int) -> str:
@@ -415,17 +461,23 @@ def _quote(element: Element, text: str, flags: int) -> str:
 
 
 def _paragraph(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, " \t\r\n")
+    text = _trim(text, " \t\r\n", flags)
     if flags & INLINE:
         return f" {text} "
-    return f"\n\n{text}\n\n" if text else ""
+    return f"\n\n{text}\n\n" if text else _empty_block(flags)
 
 
 def _division(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if flags & INLINE:
         return f" {text} "
-    return f"\n\n{text}\n\n" if text else ""
+    return f"\n\n{text}\n\n" if text else _empty_block(flags)
+
+
+def _empty_block(flags: int) -> str:
+    """An empty block still separates the words around it (a browser puts them on lines of
+    their own); inside `<pre>` it adds no line."""
+    return "" if flags & PRE else "\n\n"
 
 
 def _heading(element: Element, text: str, flags: int) -> str:
@@ -436,7 +488,7 @@ def _heading(element: Element, text: str, flags: int) -> str:
 
 
 def _blockquote(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, " \t\r\n")
+    text = _trim(text, " \t\r\n", flags)
     if flags & INLINE:
         return f" {text} "
     if not text:
@@ -453,7 +505,7 @@ def _pre(element: Element, text: str, flags: int) -> str:
     if flags & PRE:
         return text  # a <pre> inside a <pre> (trafilatura writes code so): one fence
     if not text:
-        return ""
+        return _empty_block(flags)
     code = _PRE_LEADING.sub("", text).rstrip(" \n")  # rstrip: a `[ \n]*$` scan is quadratic
     longest = max((len(run) for run in _BACKTICKS.findall(code)), default=0)
     fence = "`" * max(3, longest + 1)  # longer than any backtick run in the code
@@ -472,19 +524,20 @@ def _language(pre: Element) -> str:
 
 
 def _caption(element: Element, text: str, flags: int) -> str:
-    return f"{_trim(text, None)}\n\n"
+    return f"\n\n{_trim(text, None, flags)}\n\n"
 
 
 def _figcaption(element: Element, text: str, flags: int) -> str:
-    return f"\n\n{_trim(text, None)}\n\n"
+    return f"\n\n{_trim(text, None, flags)}\n\n"
 
 
 # --- lists ------------------------------------------------------------------------------
 
 
 def _list(element: Element, text: str, flags: int) -> str:
-    if flags & ITEM:
-        return "\n" + text.rstrip()
+    text = text.lstrip("\n")  # the items' own line starts
+    if flags & ITEM:  # a block ends its line; text after it is a paragraph of the item
+        return "\n" + text.rstrip() + ("\n\n" if _text_follows(element) else "\n")
     return "\n\n" + text + ("\n" if _paragraph_follows(element) else "")
 
 
@@ -496,15 +549,23 @@ def _paragraph_follows(element: Element) -> bool:
     return following is not None and following.tag not in ("ul", "ol")
 
 
+def _text_follows(element: Element) -> bool:
+    """Whether text or an inline element comes after this element in its parent."""
+    if element.tail and not element.tail.isspace():
+        return True
+    following = element.getnext()
+    return following is not None and following.tag not in _LINK_BREAKERS
+
+
 def _list_item(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if not text:
         return "\n"
     marker = f"{_item_number(element)}. " if _in_ordered_list(element) else "- "
     indent = " " * len(marker)
     first, *rest = text.split("\n")
     lines = [marker + first] + [indent + line if line else "" for line in rest]
-    return "\n".join(lines) + "\n"
+    return "\n" + "\n".join(lines) + "\n"  # a block starts its own line, in a list or not
 
 
 def _in_ordered_list(item: Element) -> bool:
@@ -520,21 +581,21 @@ def _item_number(item: Element) -> int:
 
 
 def _term(element: Element, text: str, flags: int) -> str:
-    text = _SPACE_RUN.sub(" ", emphasis.HARD_BREAKS.sub(r"\1 ", _trim(text, None)))  # one line
+    text = _SPACE_RUN.sub(" ", _trim(text, None, flags))  # one line; a `<br>` in it wrote a space
     if flags & INLINE:
         return f" {text} "
     return f"\n\n{text}\n" if text else "\n"
 
 
 def _definition(element: Element, text: str, flags: int) -> str:
-    text = _trim(text, None)
+    text = _trim(text, None, flags)
     if flags & INLINE:
         return f" {text} "
     if not text:
         return "\n"
     first, *rest = text.split("\n")
     lines = [":   " + first] + ["    " + line if line else "" for line in rest]
-    return "\n".join(lines) + "\n"
+    return "\n" + "\n".join(lines) + "\n"
 
 
 # --- tables -----------------------------------------------------------------------------
