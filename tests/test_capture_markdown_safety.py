@@ -67,9 +67,13 @@ SNIPPETS = [
     "**b**", "*i*", "_u_", "__", "`c`", "\\", "\\*", "|", "| a |", "!", "[[wiki]]", "]",
     "[", "(", ")", "](", "&", ";", "\n", "\t", " ", "\xa0", "x", "word", "1", "C#", "2*3",
 ]  # fmt: skip
-CHARACTERS = st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]) | st.sampled_from(
-    list("\n\t #>*_`[]()<>!|~&;:-+=.0123456789\\\"'")
+PARSER_DROPS = "\ufdd0\ufffe\uffff"
+"""Characters `capture.parse` removes before the writer sees a page (XML cannot hold the
+last two; the first is `spacing.PIN`): these trees are built without the parser."""
+WRITER_CHARACTERS = st.characters(
+    codec="utf-8", exclude_categories=["Cs", "Cc"], exclude_characters=PARSER_DROPS
 )
+CHARACTERS = WRITER_CHARACTERS | st.sampled_from(list("\n\t #>*_`[]()<>!|~&;:-+=.0123456789\\\"'"))
 TEXTS = st.lists(st.sampled_from(SNIPPETS) | CHARACTERS, max_size=8).map("".join)
 HREFS = st.sampled_from(
     ["https://ex.org/a", "https://ex.org/a_(b)", "mailto:me@ex.org", "b.html", "/c?x=1&y=2"]
@@ -258,9 +262,7 @@ CODE_SNIPPETS = [
 ]  # fmt: skip
 CODES = (
     st.lists(
-        st.sampled_from(CODE_SNIPPETS)
-        | st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"])
-        | st.just("\n"),
+        st.sampled_from(CODE_SNIPPETS) | WRITER_CHARACTERS | st.just("\n"),
         min_size=1,
         max_size=12,
     )
