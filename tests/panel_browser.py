@@ -222,3 +222,26 @@ class PanelBrowser:
 
     def close(self) -> None:
         self.devtools.close()
+
+
+SCREENSHOTS = REPO / "tests" / "screenshots"
+WIDTHS = (360, 800)
+"""The side panel's widths the issues name: narrow (the default panel) and wide."""
+
+
+def connected_panel(browser: PanelBrowser) -> Page:
+    """The side panel, once it shows the host connected."""
+    page = browser.open_panel()
+    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
+    return page
+
+
+def shoot(panel: Page, name: str) -> None:
+    """`tests/screenshots/NAME-WIDTH-SCHEME.png` at each width, light and dark; then the
+    panel's own size and colour scheme again."""
+    for width in WIDTHS:
+        for dark in (False, True):
+            scheme = "dark" if dark else "light"
+            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
+    panel.call("Emulation.clearDeviceMetricsOverride")
+    panel.call("Emulation.setEmulatedMedia", features=[])

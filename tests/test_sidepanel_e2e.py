@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from laika_host.native.install.browsers import DEV_EXTENSION_ID
-from panel_browser import Page, PanelBrowser
+from panel_browser import Page, PanelBrowser, connected_panel, shoot
 
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
@@ -22,7 +22,6 @@ from support import REPO
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
 
-SCREENSHOTS = REPO / "tests" / "screenshots"
 XSS_CORPORA = Path("/work/shared/corpora/xss")
 if not XSS_CORPORA.exists():
     XSS_CORPORA = REPO.parent / "shared" / "corpora" / "xss"
@@ -73,9 +72,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PanelBrowser]:
 
 @pytest.fixture(scope="module")
 def panel(browser: PanelBrowser) -> Page:
-    page = browser.open_panel()
-    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
-    return page
+    return connected_panel(browser)
 
 
 def stored(browser: PanelBrowser) -> list[dict[str, Any]]:
@@ -86,15 +83,6 @@ def stored(browser: PanelBrowser) -> list[dict[str, Any]]:
             "SELECT s.*, c.title AS collection FROM sources s JOIN collections c ON c.id = s.collection_id"
         ).fetchall()
     return [dict(row) for row in rows]
-
-
-def shoot(panel: Page, name: str) -> None:
-    for width in (360, 800):
-        for dark in (False, True):
-            scheme = "dark" if dark else "light"
-            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
-    panel.call("Emulation.clearDeviceMetricsOverride")
-    panel.call("Emulation.setEmulatedMedia", features=[])
 
 
 def test_the_panel_loads_connected_with_no_console_error_or_csp_violation(

@@ -11,13 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from panel_browser import Page, PanelBrowser
+from panel_browser import Page, PanelBrowser, connected_panel, shoot
 
-from support import REPO, run_laika
+from support import run_laika
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
 
-SCREENSHOTS = REPO / "tests" / "screenshots"
 DARK_BG = "rgb(22, 25, 29)"  # panel.css --bg under data-theme="dark"
 LIGHT_BG = "rgb(255, 255, 255)"
 MARK = "window.__laikaSamePage"  # set once: gone if the panel reloaded
@@ -35,8 +34,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PanelBrowser]:
 
 @pytest.fixture(scope="module")
 def panel(browser: PanelBrowser) -> Page:
-    page = browser.open_panel()
-    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
+    page = connected_panel(browser)
     page.eval(f"{MARK} = true")
     return page
 
@@ -165,14 +163,9 @@ def outcome(panel: Page, status: str) -> str:
     return str(panel.eval("document.querySelector('#settings-ask-outcome').textContent"))
 
 
-def shoot(panel: Page, name: str) -> None:
+def shoot_top(panel: Page, name: str) -> None:
     panel.eval("window.scrollTo(0, 0), true")  # the box heads the Settings view
-    for width in (360, 800):
-        for dark in (False, True):
-            scheme = "dark" if dark else "light"
-            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
-    panel.call("Emulation.clearDeviceMetricsOverride")
-    panel.call("Emulation.setEmulatedMedia", features=[])
+    shoot(panel, name)
 
 
 def commits(browser: PanelBrowser) -> int:
@@ -207,7 +200,7 @@ def test_use_dark_theme_waits_for_approve_then_the_panel_turns_dark(
     assert "proposes settings.set_theme" in panel.eval(
         "document.querySelector('#settings-ask-status').textContent"
     )
-    shoot(panel, "settings-proposal")
+    shoot_top(panel, "settings-proposal")
     shows(panel, "light", LIGHT_BG)  # the emulated scheme is gone and nothing is approved yet
     panel.click(f"{CARD}[data-status=pending] .tool-approve")
     assert "ui.theme" in outcome(panel, "applied")
@@ -239,5 +232,5 @@ def test_disable_the_policy_gate_is_declined_with_what_can_be_changed(
         "disable the policy gate"
     )
     assert commits(browser) == before, "nothing changed"
-    shoot(panel, "settings-decline")
+    shoot_top(panel, "settings-decline")
     assert panel.problems() == []

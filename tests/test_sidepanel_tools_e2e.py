@@ -14,15 +14,13 @@ from typing import Any
 
 import pytest
 
-from panel_browser import Page, PanelBrowser
+from panel_browser import Page, PanelBrowser, connected_panel, shoot
 
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
-from support import REPO
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
 
-SCREENSHOTS = REPO / "tests" / "screenshots"
 STALE = "stale or unknown handle: observe the page again"
 FORM = """<!doctype html><html><head><title>Counter form</title></head><body>
 <h1>Counter form</h1><p>Clicks so far: <output id="count">0</output></p>
@@ -58,9 +56,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PanelBrowser]:
 
 @pytest.fixture(scope="module")
 def panel(browser: PanelBrowser) -> Page:
-    page = browser.open_panel()
-    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
-    return page
+    return connected_panel(browser)
 
 
 @pytest.fixture
@@ -69,15 +65,6 @@ def form(browser: PanelBrowser, site: str) -> Iterator[Page]:
     page = browser.open(f"{site}/form", watch=True)
     yield page
     browser.devtools.call("Target.closeTarget", targetId=page.target_id)
-
-
-def shoot(panel: Page, name: str) -> None:
-    for width in (360, 800):
-        for dark in (False, True):
-            scheme = "dark" if dark else "light"
-            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
-    panel.call("Emulation.clearDeviceMetricsOverride")
-    panel.call("Emulation.setEmulatedMedia", features=[])
 
 
 def run_tool(panel: Page, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

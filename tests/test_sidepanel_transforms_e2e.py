@@ -18,15 +18,13 @@ import pytest
 
 from laika_host.demo.pages import PAGES
 from laika_host.llm.config import ProviderConfig, save_providers
-from panel_browser import Page, PanelBrowser
+from panel_browser import Page, PanelBrowser, connected_panel, shoot
 
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
-from support import REPO
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
 
-SCREENSHOTS = REPO / "tests" / "screenshots"
 COLLECTION = "Lab"
 PATHS = {"/" + page.url.rsplit("/", 1)[-1]: page for page in PAGES}
 CHANGED = PATHS["/harbour-tides"].html.replace("every Monday", "every Monday and Thursday")
@@ -48,8 +46,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PanelBrowser]:
 
 @pytest.fixture(scope="module")
 def panel(browser: PanelBrowser, site: str) -> Page:
-    page = browser.open_panel()
-    page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
+    page = connected_panel(browser)
     for path, demo in PATHS.items():  # stored through the relay, with their loopback URLs
         saved = page.eval(
             "laikaPanel.request('sources.save_page', "
@@ -71,15 +68,6 @@ def panel(browser: PanelBrowser, site: str) -> Page:
         "document.querySelectorAll('#transform-types .type-card').length > 20", what="the gallery"
     )
     return page
-
-
-def shoot(panel: Page, name: str) -> None:
-    for width in (360, 800):
-        for dark in (False, True):
-            scheme = "dark" if dark else "light"
-            panel.screenshot(SCREENSHOTS / f"{name}-{width}-{scheme}.png", width, dark)
-    panel.call("Emulation.clearDeviceMetricsOverride")
-    panel.call("Emulation.setEmulatedMedia", features=[])
 
 
 def request(panel: Page, kind: str, payload: dict[str, Any]) -> Any:
