@@ -22,6 +22,15 @@ import pytest
 from laika_host.demo.pages import PAGES
 from laika_host.native.install.browsers import GECKO_ID
 from test_browser_e2e import FIREFOX, _firefox_profile, _need
+from test_sidepanel_tools_e2e import (
+    CLICK,
+    OBSERVE,
+    ScriptedServer,
+    answering,
+    proposing,
+    script,
+    told,
+)
 
 from html_server import serve
 from marionette import Marionette, active_port
@@ -395,4 +404,115 @@ def test_an_offline_key_takeaways_run_opens_the_viewer_with_verified_chips(
         f"laikaPanel.request('artifacts.get', {json.dumps({'artifact_id': listed[0]['id']})})"
     )
     assert len(stored["citations"]) == len(seen["chips"])
+    assert panel.problems(since) == []
+
+
+# --- a tool approval in chat: a scripted loopback model proposes, the card waits ---------------
+
+FORM = """<!doctype html><html><head><title>Counter form</title></head><body>
+<h1>Counter form</h1><p>Clicks so far: <output id="count">0</output></p>
+<button id="inc" type="button">Add one</button>
+<script>let clicks = 0; document.getElementById("inc").addEventListener("click", () => {
+  clicks += 1; document.getElementById("count").textContent = String(clicks); });</script>
+</body></html>"""
+LAST = ".msg.assistant:last-child"
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ScriptedServer]:
+    server = ScriptedServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def form(panel: FirefoxPanel) -> Iterator[str]:
+    """A fresh counter page in its own tab (the last web tab used: where the chat's tools run);
+    yields its window handle, the panel's tab focused again."""
+    page_for = {"/form": FORM, "/favicon.ico": (b"", "image/x-icon")}
+    with serve(page_for.get) as url:
+        home = panel.marionette.call("WebDriver:GetWindowHandle")["value"]
+        tab = panel.marionette.call("WebDriver:NewWindow", type="tab", focus=True)["handle"]
+        panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
+        panel.marionette.call("WebDriver:Navigate", url=f"{url}/form")
+        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+        yield tab
+        panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
+        panel.marionette.call("WebDriver:CloseWindow")
+        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+
+
+def clicks(panel: FirefoxPanel, tab: str) -> str:
+    home = panel.marionette.call("WebDriver:GetWindowHandle")["value"]
+    panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
+    try:
+        return str(panel.eval("document.getElementById('count').textContent"))
+    finally:
+        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+
+
+def tool_card(panel: FirefoxPanel, tool: str, status: str) -> None:
+    panel.wait(
+        f"[...document.querySelectorAll('{LAST} .tool-call')].some(c =>"
+        f" c.querySelector('code')?.textContent === '{tool}' && c.dataset.status === '{status}')",
+        what=f"a {status} {tool} card",
+    )
+
+
+def test_a_chat_tool_call_waits_for_approve_then_clicks_in_the_page(
+    panel: FirefoxPanel, form: str, model_server: ScriptedServer
+) -> None:
+    since = panel.now()
+    collection = f"Counter {time.monotonic_ns()}"  # this test's own
+    note = {"text": "The counter form has a button that adds one.", "collection": collection}
+    panel.eval(f"laikaPanel.request('sources.add_note', {json.dumps(note)}).then(() => true)")
+    panel.cli(
+        "models", "add", "loop", "--kind", "openai_compatible", "--model", "recorder",
+        "--base-url", model_server.url,
+    )  # fmt: skip
+    panel.click("#tab-settings")
+    choice = (
+        "[...document.querySelectorAll('#default-provider option')].some(o => o.value === 'loop')"
+    )
+    panel.wait(choice, seconds=15, what="the CLI's provider among the choices")
+    panel.type("#default-provider", "loop")
+    panel.eval("(laikaPanel.emit('sources-changed'), true)")
+    option = f"[...document.querySelectorAll('#collection option')].some(o => o.value === {json.dumps(collection)})"
+    panel.wait(option, what="the new collection in the switcher")
+    panel.eval(
+        f"(() => {{ const s = document.querySelector('#collection'); s.value = {json.dumps(collection)};"
+        " s.dispatchEvent(new Event('change')); return true; })()"
+    )
+    asked = script(
+        model_server, proposing(OBSERVE), proposing(CLICK), answering("Clicked: one click.")
+    )
+    panel.click("#tab-chat")
+    before = int(panel.eval("document.querySelectorAll('.msg.assistant').length"))
+    panel.type("#question", "Look at the page, then click its button.")
+    panel.click("#ask")
+    panel.wait(f"document.querySelectorAll('.msg.assistant').length > {before}", what="an answer")
+    tool_card(panel, "browser.observe_dom", "pending")
+    panel.click(f"{LAST} .tool-call[data-status=pending] .tool-approve")
+    tool_card(panel, "browser.click", "pending")
+    assert "Add one" in told(model_server, asked, 1), "the observation reached the model"
+    assert clicks(panel, form) == "0", "nothing runs while the card waits"
+    panel.click(f"{LAST} .tool-call[data-status=pending] .tool-approve")
+    panel.wait(
+        f"['done', 'error'].includes(document.querySelector('{LAST}').dataset.state)",
+        seconds=60,
+        what="the answer to finish",
+    )
+    answer = panel.eval(
+        f"""(() => {{ const last = document.querySelector('{LAST}');
+        return {{state: last.dataset.state, text: last.querySelector('.answer').textContent,
+          calls: [...last.querySelectorAll('.tool-call')].map(c =>
+            [c.querySelector('code').textContent, c.dataset.status])}}; }})()"""
+    )
+    assert answer == {
+        "state": "done",
+        "text": answer["text"],
+        "calls": [["browser.observe_dom", "executed"], ["browser.click", "executed"]],
+    }, answer
+    assert answer["text"].startswith("Clicked"), answer
+    assert clicks(panel, form) == "1"
     assert panel.problems(since) == []
