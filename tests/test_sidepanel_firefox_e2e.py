@@ -1,8 +1,8 @@
 """The side panel in real headless Firefox ESR (where it runs as a sidebar), with the real
 extension side-loaded and the real host installed in a tmp HOME / LAIKA_HOME: the panel page is
 opened as a tab at its fixed moz-extension:// address and driven through Marionette in that
-tab's content context, as the Chromium tests drive it over CDP. Console errors are read from
-Firefox's own stores (the console service and the console API storage) in the chrome context.
+tab's content context, as the Chromium tests drive it over CDP. Errors are read from Firefox's
+console service in the chrome context, console.error calls by a watch in the panel.
 One browser serves the module; each test sets up the state it checks."""
 
 from __future__ import annotations
@@ -58,16 +58,11 @@ for (const message of Services.console.getMessageArray() || []) {
   if (ours(message.sourceName, message.innerWindowID) || message.category.includes("CSP"))
     errors.push(`${message.category}: ${message.errorMessage} (${message.sourceName}:${message.lineNumber})`);
 }
-const storage = Cc["@mozilla.org/consoleAPI-storage;1"].getService(Ci.nsIConsoleAPIStorage);
-for (const event of storage.getEvents()) {
-  if (event.level !== "error" || event.timeStamp < since) continue;
-  if (ours(event.filename, Number(event.innerID)))
-    errors.push(`console.error: ${event.arguments.map(String).join(" ")} (${event.filename})`);
-}
 return errors;
 """
-"""Errors, uncaught exceptions, CSP violations and console.error calls of the extension's
-pages (by URL or by the panel tab's window) since `since` (ms since the epoch)."""
+"""Errors, uncaught exceptions and CSP violations of the extension's pages (by URL or by the
+panel tab's window) since `since` (ms since the epoch), from the parent's console service,
+which the extension process forwards its script errors to."""
 
 
 WATCH = """(() => {
@@ -119,14 +114,23 @@ class FirefoxPanel:
             stdout=self.output,
             stderr=subprocess.STDOUT,
         )
-        self.marionette = Marionette(active_port(profile, 90), timeout=120)
-        self.marionette.call("WebDriver:NewSession", capabilities={})
+        self.profile = profile
+        self.marionette: Marionette | None = None
+
+    def start(self) -> None:
+        """Connect, wait for the extension's pong, open the panel: once the host is connected."""
+        self.marionette = Marionette(active_port(self.profile, 90), timeout=120)
+        self.call("WebDriver:NewSession", capabilities={})
         self.wait_for_log(CONNECTED, 90)
-        self.marionette.call("WebDriver:SetWindowRect", width=800, height=900)
-        self.marionette.call("WebDriver:Navigate", url=PANEL_URL)
+        self.call("WebDriver:SetWindowRect", width=800, height=900)
+        self.call("WebDriver:Navigate", url=PANEL_URL)
         self.wait("document.body.dataset.ready === 'true'", what="the panel to start")
         self.wait("document.body.dataset.host === 'connected'", what="the host 'connected'")
         self.eval(WATCH)
+
+    def call(self, command: str, **params: object) -> Any:
+        assert self.marionette is not None, "start() first"
+        return self.marionette.call(command, **params)
 
     def log_text(self) -> str:
         log = self.home / "logs" / "host.log"
@@ -144,9 +148,7 @@ class FirefoxPanel:
 
     def eval(self, expression: str) -> Any:
         """`expression`'s value in the panel tab (a promise is awaited)."""
-        reply = self.marionette.call(
-            "WebDriver:ExecuteScript", script=f"return ({expression});", args=[]
-        )
+        reply = self.call("WebDriver:ExecuteScript", script=f"return ({expression});", args=[])
         return reply["value"]
 
     def wait(self, expression: str, seconds: float = 30, what: str = "") -> None:
@@ -179,18 +181,18 @@ class FirefoxPanel:
         return float(self.eval("Date.now()"))
 
     def problems(self, since: float) -> list[str]:
-        self.marionette.call("Marionette:SetContext", value="chrome")
+        self.call("Marionette:SetContext", value="chrome")
         try:
-            found = self.marionette.call(
-                "WebDriver:ExecuteScript", script=PROBLEMS, args=[ORIGIN, since]
-            )["value"]
+            found = self.call("WebDriver:ExecuteScript", script=PROBLEMS, args=[ORIGIN, since])[
+                "value"
+            ]
         finally:
-            self.marionette.call("Marionette:SetContext", value="content")
+            self.call("Marionette:SetContext", value="content")
         watch = self.eval("window.__laikaWatch")
         return [str(line) for line in found] + [str(line) for line in watch]
 
     def screenshot(self, path: Path) -> None:
-        shot = self.marionette.call("WebDriver:TakeScreenshot", full=False)["value"]
+        shot = self.call("WebDriver:TakeScreenshot", full=False)["value"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(str(shot)))
 
@@ -200,9 +202,13 @@ class FirefoxPanel:
         return done.stdout
 
     def close(self) -> None:
-        with contextlib.suppress(OSError, pytest.fail.Exception):  # gone already: killed below
-            self.marionette.call("Marionette:Quit", flags=["eForceQuit"])
-        self.marionette.close()
+        """Quit the Firefox this object started (terminate it if Marionette cannot)."""
+        if self.marionette is not None:
+            with contextlib.suppress(OSError, pytest.fail.Exception):  # gone: terminated below
+                self.call("Marionette:Quit", flags=["eForceQuit"])
+            self.marionette.close()
+        else:
+            self.process.terminate()
         try:
             self.process.wait(15)
         except subprocess.TimeoutExpired:
@@ -217,8 +223,11 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirefoxPanel]:
     started = FirefoxPanel(
         tmp_path_factory.mktemp("firefox-panel"), {"LAIKA_CONFIG_POLL_SECONDS": "0.2"}
     )
-    yield started
-    started.close()
+    try:
+        started.start()
+        yield started
+    finally:
+        started.close()
 
 
 def test_the_error_watch_sees_what_the_panel_reports(panel: FirefoxPanel) -> None:
@@ -431,24 +440,24 @@ def form(panel: FirefoxPanel) -> Iterator[str]:
     yields its window handle, the panel's tab focused again."""
     page_for = {"/form": FORM, "/favicon.ico": (b"", "image/x-icon")}
     with serve(page_for.get) as url:
-        home = panel.marionette.call("WebDriver:GetWindowHandle")["value"]
-        tab = panel.marionette.call("WebDriver:NewWindow", type="tab", focus=True)["handle"]
-        panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
-        panel.marionette.call("WebDriver:Navigate", url=f"{url}/form")
-        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+        home = panel.call("WebDriver:GetWindowHandle")["value"]
+        tab = panel.call("WebDriver:NewWindow", type="tab", focus=True)["handle"]
+        panel.call("WebDriver:SwitchToWindow", handle=tab)
+        panel.call("WebDriver:Navigate", url=f"{url}/form")
+        panel.call("WebDriver:SwitchToWindow", handle=home)
         yield tab
-        panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
-        panel.marionette.call("WebDriver:CloseWindow")
-        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+        panel.call("WebDriver:SwitchToWindow", handle=tab)
+        panel.call("WebDriver:CloseWindow")
+        panel.call("WebDriver:SwitchToWindow", handle=home)
 
 
 def clicks(panel: FirefoxPanel, tab: str) -> str:
-    home = panel.marionette.call("WebDriver:GetWindowHandle")["value"]
-    panel.marionette.call("WebDriver:SwitchToWindow", handle=tab)
+    home = panel.call("WebDriver:GetWindowHandle")["value"]
+    panel.call("WebDriver:SwitchToWindow", handle=tab)
     try:
         return str(panel.eval("document.getElementById('count').textContent"))
     finally:
-        panel.marionette.call("WebDriver:SwitchToWindow", handle=home)
+        panel.call("WebDriver:SwitchToWindow", handle=home)
 
 
 def tool_card(panel: FirefoxPanel, tool: str, status: str) -> None:
