@@ -101,3 +101,20 @@ def test_the_capture_defaults_follow_the_settings(tmp_path: Path) -> None:
     stored = capture("--json")
     assert stored["collection"] == "Harbour"
     assert capture("--json", "--collection", "Inbox")["collection"] == "Inbox"
+
+
+@settings(max_examples=20)
+@given(name=NAMES, filler=st.text(alphabet="abcdefgh .\n", min_size=1100, max_size=3000))
+def test_a_text_read_clean_is_read_again_once_a_name_is_added(name: str, filler: str) -> None:
+    """Long clean texts and URL parts are remembered (`_text._KnownClean`, `_Remembered`): a
+    name added later must still apply to them, in this process and at once."""
+    text = f"{filler}\n{name}={SECRET}\n"
+    url = f"https://example.org/p?q={name}%3D{SECRET}"
+    _extra([])
+    assert redact_text(text) == text  # remembered as clean
+    assert SECRET in redact_url(url)
+    _extra([name])
+    assert SECRET not in redact_text(text)
+    assert SECRET not in redact_url(url)
+    _extra([])
+    assert redact_text(text) == text

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._extra import pinned
 from ._names import MAX_NAME, Strength, is_secret_name, name_strength, name_words
 from ._spans import REDACTED
 from ._text import MAX_PASSES, redact_decoded, redact_text
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 
+@pinned
 def redact_url(url: str) -> str:
     """`url` without user info, secret-named query or fragment parameters, or keys in it.
 
@@ -55,6 +57,7 @@ def redact_url(url: str) -> str:
     return url
 
 
+@pinned
 def redact_prefix(text: str, limit: int) -> str:
     """At most `limit` characters of `text`, redacted first (see the module docstring); a
     marker the cut would split is left out whole, so the result reads the same redacted again."""
@@ -66,6 +69,7 @@ def redact_prefix(text: str, limit: int) -> str:
     return cut
 
 
+@pinned
 def redact_value(value: Any) -> Any:
     """A copy of parsed JSON with secret-named keys' values and every secret in strings
     replaced; strings that are URLs go through `redact_url`."""
@@ -90,6 +94,7 @@ def _redact_item(key: str, item: Any) -> Any:
     return REDACTED
 
 
+@pinned
 def redact_string(value: str) -> str:
     """One string of unknown kind: a URL is redacted as a URL, anything else as text."""
     head = value[:16].lower()

@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from ._extra import extra_names, pinned
 from ._formats import redact_formats
 from ._settings import redact_settings
 from ._spans import REDACTED
@@ -28,6 +29,7 @@ _PEM_MAX = 16_384
 MAX_PASSES = 4
 
 
+@pinned
 def redact_text(text: str) -> str:
     """`text` with every secret it shows replaced by `[redacted]` (idempotent).
 
@@ -40,6 +42,15 @@ def redact_text(text: str) -> str:
     if redacted == text:
         _CLEAN.add(text)  # nothing found: known clean
     return redacted
+
+
+_Key = tuple[frozenset[str], str]
+
+
+def _key(text: str) -> _Key:
+    """What the caches below remember `text` under: with the user's extra secret names in
+    effect, so that a text clean before a name was added is read again after."""
+    return extra_names().joined, text
 
 
 def redact_decoded(text: str) -> str:
@@ -56,17 +67,18 @@ class _Remembered:
     ENTRIES = 256
 
     def __init__(self) -> None:
-        self._results: OrderedDict[str, str] = OrderedDict()
+        self._results: OrderedDict[_Key, str] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, text: str, compute: Callable[..., str]) -> str:
+        key = _key(text)
         with self._lock:
-            if (known := self._results.get(text)) is not None:
-                self._results.move_to_end(text)
+            if (known := self._results.get(key)) is not None:
+                self._results.move_to_end(key)
                 return known
         result = compute(text, decode=False)
         with self._lock:
-            self._results[text] = self._results[result] = result
+            self._results[key] = self._results[(key[0], result)] = result
             while len(self._results) > self.ENTRIES:
                 self._results.popitem(last=False)
         return result
@@ -94,21 +106,22 @@ class _KnownClean:
     ENTRIES = 32
 
     def __init__(self) -> None:
-        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._texts: OrderedDict[_Key, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def holds(self, text: str) -> bool:
         if not self.MIN_CHARS <= len(text) <= self.MAX_CHARS:
             return False
         with self._lock:
-            return text in self._texts
+            return _key(text) in self._texts
 
     def add(self, text: str) -> None:
         if not self.MIN_CHARS <= len(text) <= self.MAX_CHARS:
             return
+        key = _key(text)
         with self._lock:
-            self._texts[text] = None
-            self._texts.move_to_end(text)
+            self._texts[key] = None
+            self._texts.move_to_end(key)
             while len(self._texts) > self.ENTRIES:
                 self._texts.popitem(last=False)
 
