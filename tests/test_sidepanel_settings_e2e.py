@@ -89,20 +89,50 @@ def test_system_follows_the_browsers_scheme_and_a_setting_overrides_it(
     assert panel.problems() == []
 
 
-def test_show_citations_hides_and_shows_the_chips_live(browser: PanelBrowser, panel: Page) -> None:
+def test_before_the_theme_is_known_the_panel_follows_the_system(
+    browser: PanelBrowser, panel: Page
+) -> None:
+    """The first paint, before ui_live.js sets data-theme, already has the system's colours:
+    a dark system sees no light flash."""
+    background = "getComputedStyle(document.body).backgroundColor"
+    theme = panel.eval("document.documentElement.dataset.theme")
+    panel.eval("delete document.documentElement.dataset.theme, true")
+    try:
+        for scheme, expected in (("dark", DARK_BG), ("light", LIGHT_BG)):
+            panel.call(
+                "Emulation.setEmulatedMedia",
+                features=[{"name": "prefers-color-scheme", "value": scheme}],
+            )
+            panel.wait(f"{background} === '{expected}'", what=f"the {scheme} system colours")
+    finally:
+        panel.call("Emulation.setEmulatedMedia", features=[])
+        panel.eval(f"document.documentElement.dataset.theme = {json.dumps(theme)}, true")
+
+
+def test_show_citations_hides_and_shows_the_chips_and_markers_live(
+    browser: PanelBrowser, panel: Page
+) -> None:
     panel.eval(
         """(() => { const list = document.createElement('ul'); list.className = 'chips';
         list.id = 'probe-chips'; list.append(document.createElement('li'));
-        document.querySelector('#panel-chat').append(list); })(), true"""
+        const answer = document.createElement('p'); answer.id = 'probe-answer';
+        answer.innerHTML = 'Tides turn twice a day <a class="citation" href="#">[1]</a>.';
+        document.querySelector('#panel-chat').append(list, answer); })(), true"""
     )
     panel.click("#tab-chat")
-    visible = "getComputedStyle(document.querySelector('#probe-chips')).display"
+    shown = (
+        "[getComputedStyle(document.querySelector('#probe-chips')).display,"
+        " getComputedStyle(document.querySelector('#probe-answer a.citation')).display]"
+        ".filter((display) => display !== 'none').length"
+    )
     set_ui(browser, "ui.show_citations", "false")
-    panel.wait(f"{visible} === 'none'", seconds=15, what="the chips hidden")
+    panel.wait(f"{shown} === 0", seconds=15, what="the chips and [n] markers hidden")
     assert panel.eval("document.documentElement.dataset.citations") == "hidden"
     set_ui(browser, "ui.show_citations", "true")
-    panel.wait(f"{visible} !== 'none'", seconds=15, what="the chips shown again")
-    panel.eval("document.querySelector('#probe-chips').remove(), true")
+    panel.wait(f"{shown} === 2", seconds=15, what="the chips and markers shown again")
+    panel.eval(
+        "['#probe-chips', '#probe-answer'].forEach((s) => document.querySelector(s).remove()), true"
+    )
     assert panel.problems() == []
 
 

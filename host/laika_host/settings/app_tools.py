@@ -197,7 +197,7 @@ TOOLS: tuple[SettingsTool, ...] = (
     ),
     _writing(
         "settings.set_citations",
-        "Show or hide the citations under answers.",
+        "Show or hide the citations in answers: the [n] markers and the chips under them.",
         CitationsArguments,
         path="ui.show_citations",
         compute=_set("ui.show_citations", "show"),
