@@ -5,7 +5,6 @@ violations and script executions, and photographed at several widths and colour 
 from __future__ import annotations
 
 import base64
-import json
 import os
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from laika_host.native.install.browsers import DEV_EXTENSION_ID
+from panel_actions import PanelActions
 
 from cdp_pipe import HEADLESS_FLAGS, DevTools
 from support import REPO, run_laika
@@ -44,8 +44,9 @@ def need_chromium() -> str:
     pytest.skip("chromium is not installed here (CI installs it; apt-get install chromium)")
 
 
-class Page:
-    """One tab attached with a flat session: evaluate, wait, click, type, screenshot."""
+class Page(PanelActions):
+    """One tab attached with a flat session: evaluate (wait, click and type come from
+    `PanelActions`), screenshot."""
 
     def __init__(self, browser: PanelBrowser, target_id: str, session: str) -> None:
         self.browser = browser
@@ -66,32 +67,6 @@ class Page:
         if "exceptionDetails" in reply:
             pytest.fail(f"{expression[:200]!r} threw: {reply['exceptionDetails']}")
         return reply["result"].get("value")
-
-    def wait(self, expression: str, seconds: float = 30, what: str = "") -> bool:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            value = self.eval(f"Boolean({expression})")
-            if value:
-                return value
-            time.sleep(0.1)
-        state = self.eval("document.body ? document.body.innerText.slice(0, 3000) : ''")
-        pytest.fail(f"waited {seconds} s for {what or expression!r}; the page shows:\n{state}")
-
-    def click(self, selector: str) -> None:
-        found = self.eval(
-            f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
-            " if (!el) return false; el.scrollIntoView({block: 'center'}); el.click(); return true; })()"
-        )
-        assert found, f"no element {selector!r} to click"
-
-    def type(self, selector: str, text: str) -> None:
-        found = self.eval(
-            f"(() => {{ const el = document.querySelector({json.dumps(selector)}); if (!el) return false;"
-            f" el.focus(); el.value = {json.dumps(text)};"
-            " el.dispatchEvent(new Event('input', {bubbles: true}));"
-            " el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()"
-        )
-        assert found, f"no element {selector!r} to type into"
 
     def screenshot(self, path: Path, width: int, dark: bool) -> None:
         self.call(

@@ -21,6 +21,7 @@ import pytest
 
 from laika_host.demo.pages import PAGES
 from laika_host.native.install.browsers import GECKO_ID
+from panel_actions import PanelActions
 from test_browser_e2e import FIREFOX, _firefox_profile, _need
 from test_sidepanel_tools_e2e import (
     CLICK,
@@ -77,7 +78,7 @@ keeps an extension page's console API calls in the extension's own process, out 
 the parent's console API storage (its uncaught errors do reach the parent's console service)."""
 
 
-class FirefoxPanel:
+class FirefoxPanel(PanelActions):
     """Firefox with the extension and the host; the panel open in its one tab."""
 
     def __init__(self, root: Path, env: dict[str, str]) -> None:
@@ -150,31 +151,6 @@ class FirefoxPanel:
         """`expression`'s value in the panel tab (a promise is awaited)."""
         reply = self.call("WebDriver:ExecuteScript", script=f"return ({expression});", args=[])
         return reply["value"]
-
-    def wait(self, expression: str, seconds: float = 30, what: str = "") -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if self.eval(f"Boolean({expression})"):
-                return
-            time.sleep(0.1)
-        shown = self.eval("document.body ? document.body.innerText.slice(0, 3000) : ''")
-        pytest.fail(f"waited {seconds} s for {what or expression!r}; the panel shows:\n{shown}")
-
-    def click(self, selector: str) -> None:
-        found = self.eval(
-            f"(() => {{ const el = document.querySelector({json.dumps(selector)});"
-            " if (!el) return false; el.scrollIntoView({block: 'center'}); el.click(); return true; })()"
-        )
-        assert found, f"no element {selector!r} to click"
-
-    def type(self, selector: str, text: str) -> None:
-        found = self.eval(
-            f"(() => {{ const el = document.querySelector({json.dumps(selector)}); if (!el) return false;"
-            f" el.focus(); el.value = {json.dumps(text)};"
-            " el.dispatchEvent(new Event('input', {bubbles: true}));"
-            " el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()"
-        )
-        assert found, f"no element {selector!r} to type into"
 
     def now(self) -> float:
         """Firefox's clock (ms since the epoch): where `problems` starts counting."""
