@@ -267,7 +267,8 @@ def test_reading_a_reply_stays_linear() -> None:
 
 
 @pytest.mark.slow  # subprocesses: > 3 s with the cores busy
-def test_laika_ask_context_format_llmx_end_to_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chosen_by", ["the ask flag", "the provider's setting"])
+def test_laika_ask_context_format_llmx_end_to_end(tmp_path: Path, chosen_by: str) -> None:
     page = tmp_path / "tides.html"
     page.write_text(TIDES, encoding="utf-8")
     captured = run_laika("capture", str(page), "--url", "https://tides.test/harbour", "--json")
@@ -279,10 +280,17 @@ def test_laika_ask_context_format_llmx_end_to_end(tmp_path: Path) -> None:
     )
     server = ProviderServer([Reply(chunks=openai_sse([reply]))], only="/chat/completions")
     try:
-        done = run_laika(
-            "ask", "How often is high water?", "--base-url", f"{server.url}/v1",
-            "--kind", "openai_compatible", "--context-format", "llmx", "--json",
-        )  # fmt: skip
+        if chosen_by == "the ask flag":
+            where = ["--base-url", f"{server.url}/v1", "--kind", "openai_compatible",
+                     "--context-format", "llmx"]  # fmt: skip
+        else:
+            added = run_laika(
+                "models", "add", "small", "--kind", "openai_compatible", "--model", "smol",
+                "--base-url", f"{server.url}/v1", "--context-format", "llmx",
+            )  # fmt: skip
+            assert added.returncode == 0, added.stderr
+            where = ["--provider", "small"]
+        done = run_laika("ask", "How often is high water?", *where, "--json")
     finally:
         server.close()
     assert done.returncode == 0, done.stderr

@@ -6,7 +6,7 @@ from typing import TypeVar
 
 import click
 
-from ..llm.config import PROVIDER_KINDS
+from ..llm.config import CONTEXT_FORMATS, PROVIDER_KINDS
 from ..service import models as service
 from ._output import echo, print_json
 from ._store import json_option, table
@@ -52,6 +52,13 @@ def list_models(no_probe: bool, as_json: bool) -> None:
     is_flag=True,
     help="For a model that cannot keep to JSON: ask for Markdown with quoted lines instead.",
 )
+@click.option(
+    "--context-format",
+    type=click.Choice(CONTEXT_FORMATS),
+    default=None,
+    help="How sources and replies travel: LLMCP JSON (the default), or compact LLMX, which "
+    "fits more source text in a small context window (docs/llmx.md has the measurements).",
+)
 @json_option
 def add(
     provider_id: str,
@@ -64,6 +71,7 @@ def add(
     context_window: int | None,
     think: bool | None,
     markdown_mode: bool,
+    context_format: str | None,
     as_json: bool,
 ) -> None:
     """Add (or replace) a provider. The key is never saved: only its variable's name."""
@@ -74,7 +82,13 @@ def add(
         base_url,
         api_key_env,
         markdown_mode,
-        {"title": title, "referer": referer, "context_window": context_window, "think": think},
+        {
+            "title": title,
+            "referer": referer,
+            "context_window": context_window,
+            "think": think,
+            "context_format": context_format,
+        },
     )
     added = service.add_provider(spec)
     if as_json:

@@ -92,7 +92,8 @@ class ProviderSpec:
     markdown_mode: bool = False
     """For a model that cannot keep to JSON: ask for Markdown with quoted lines instead."""
     extra: dict[str, Any] | None = None
-    """Per-kind settings (`title`, `referer`, `context_window`, `think`), None ones unset."""
+    """Per-kind settings (`title`, `referer`, `context_window`, `think`) and
+    `context_format`; None ones unset."""
 
 
 @dataclass(frozen=True)
