@@ -171,15 +171,14 @@ class _Parser:
             self._expect(":", f"after field name {token.text}")
             if places is not None:
                 places[token.text] = token.offset
-            key = token.text
-            fields[key] = self._value(self.lexer.next(), depth)
+            key, read = token.text, self.lexer.next()
+            fields[key] = self._value(read, depth)
             token = self.lexer.next()
             if token.kind == "punct" and token.text == close:
                 return fields
             if token.kind != "punct" or token.text != ",":
-                shown = token.text if token.kind != "end" else "end of input"
                 raise self.lexer.fail(
-                    f"expected ',' or {close!r} after the value of {key} (got {shown!r})",
+                    _separator(f"',' or {close!r} after the value of {key}", read, token),
                     token.offset,
                 )
             token = self.lexer.next()
@@ -190,12 +189,15 @@ class _Parser:
         if token.kind == "punct" and token.text == "]":
             return items
         while True:
-            items.append(self._value(token, depth))
+            read = token
+            items.append(self._value(read, depth))
             token = self.lexer.next()
             if token.kind == "punct" and token.text == "]":
                 return items
             if token.kind != "punct" or token.text != ",":
-                raise self.lexer.fail("expected ',' or ']' in an array", token.offset)
+                raise self.lexer.fail(
+                    _separator("',' or ']' in an array", read, token), token.offset
+                )
             token = self.lexer.next()
 
 
@@ -204,3 +206,12 @@ def _not_a_key(token: Token) -> str:
         shown = token.text[:40]
         return f'a field name is a bare word: write {shown}: rather than "{shown}":'
     return f"expected a field name such as o (got {token.text or 'end of input'!r})"
+
+
+def _separator(expected: str, value: Token, found: Token) -> str:
+    """What should follow a value; after a bare word, how to write text it cannot hold."""
+    shown = found.text if found.kind != "end" else "end of input"
+    problem = f"expected {expected} (got {shown!r})"
+    if value.kind in {"name", "symbol"} and found.kind != "end":
+        problem += '; a bare word is letters, digits and _: quote other text, as in "a b-c"'
+    return problem
