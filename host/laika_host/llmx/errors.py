@@ -53,11 +53,12 @@ class LlmxError(RefusedError):
             self.problem, block=self.block, field=self.field, at=position(text, offset)
         )
 
-    def in_block(self, block: str) -> LlmxError:
-        """This error naming `block` (e.g. `block 2 (REQ)`) unless it already names one."""
+    def in_block(self, block: str, field: str | None = None) -> LlmxError:
+        """This error naming `block` (e.g. `block 2 (REQ)`) and `field`, unless already named."""
         if self.block is not None:
             return self
-        return LlmxError(self.problem, block=block, field=self.field, at=self.at)
+        named = self.field if self.field is not None else field
+        return LlmxError(self.problem, block=block, field=named, at=self.at)
 
     def nack(self) -> str:
         """The spec's reply to a malformed message: `RES:{o:"NACK",msg:"parse error: ..."}`."""

@@ -24,6 +24,7 @@ SHORTCUT_CHARS = "+-~?!*@"
 _SYMBOL = re.compile(r"[+\-~?!*@]+[A-Za-z0-9_]*")
 _DIGITS = re.compile(r"[0-9]*")
 _PLAIN = re.compile(r'[^"\\]*')
+_TAIL = re.compile(r"[A-Za-z0-9_.]*")
 _SPACE = " \t\r\n"
 _PUNCT = "{}[](),:"
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -65,7 +66,7 @@ class Lexer:
             return Token("punct", char, start)
         if char == '"':
             return Token("string", self._string(), start)
-        if (char.isdigit() and char.isascii()) or (char == "-" and self._digit_at(start + 1)):
+        if (char.isdigit() and char.isascii()) or (char in "-+" and self._digit_at(start + 1)):
             return Token("number", self._number(), start)
         return self._word(start, char)
 
@@ -82,6 +83,8 @@ class Lexer:
 
     def _number(self) -> str:
         start = self.pos
+        if self.text[start] == "+":
+            raise self.fail(f"a number has no '+' sign: {_NUMBER_FORM}", start)
         if self.text[start] == "-":
             self.pos += 1
         self._digits(start)
@@ -90,7 +93,17 @@ class Lexer:
             if not self._digit_at(self.pos):
                 raise self.fail("a number's '.' must be followed by digits (write 1.0, not 1.)")
             self._digits(start)
+        self._number_ends(start)
         return self.text[start : self.pos]
+
+    def _number_ends(self, start: int) -> None:
+        """Refuse `1e5`, `0x1F`, `1.2.3`, `2fa`: Appendix A has no such number, and read as a
+        number and a word they would only fail later with a vaguer message."""
+        following = self.text[self.pos : self.pos + 1]
+        if following and (following in "._" or (following.isascii() and following.isalnum())):
+            found = _TAIL.match(self.text, self.pos, self.pos + MAX_NUMBER_CHARS)
+            shown = self.text[start : found.end() if found else self.pos + 1]
+            raise self.fail(f"malformed number {shown!r}: {_NUMBER_FORM}", start)
 
     def _digits(self, start: int) -> None:
         # Bounded scan: stop reading as soon as the literal is too long.
@@ -158,4 +171,7 @@ class Lexer:
         return int(digits, 16)
 
 
+_NUMBER_FORM = (
+    "write digits with an optional '-' and '.digits' (no exponent, hex or '+'), or quote it"
+)
 _HINT = 'values are "strings", numbers, true|false, bare words, [arrays] or {objects}'

@@ -76,16 +76,31 @@ class _Parser:
         if len(text) > MAX_INPUT_CHARS:
             raise LlmxError(f"message longer than {MAX_INPUT_CHARS} characters; split it")
         self.lexer = Lexer(text)
+        self.field: str | None = None
+        """The top-level field being read, so a syntax error inside it can name it."""
 
     def blocks(self) -> list[_Read]:
         found: list[_Read] = []
         while True:
-            token = self.lexer.next()
+            number = len(found) + 1
+            try:
+                token = self.lexer.next()
+            except LlmxError as error:
+                raise error.in_block(f"block {number}") from None
             if token.kind == "end":
                 return found
             if len(found) >= MAX_BLOCKS:
                 raise self.lexer.fail(f"more than {MAX_BLOCKS} blocks in one message", token.offset)
-            found.append(self._block(token))
+            found.append(self._named_block(token, number))
+
+    def _named_block(self, token: Token, number: int) -> _Read:
+        """A block whose syntax errors name it (`block 2 (REQ)`) and the field being read."""
+        name = f"block {number} ({token.text})" if token.kind == "name" else f"block {number}"
+        self.field = None
+        try:
+            return self._block(token)
+        except LlmxError as error:
+            raise error.in_block(name, self.field) from None
 
     def _block(self, token: Token) -> _Read:
         if token.kind != "name":
@@ -147,23 +162,23 @@ class _Parser:
         if token.kind == "punct" and token.text == close:
             return fields
         while True:
+            if places is not None:
+                self.field = token.text if token.kind == "name" else None
             if token.kind != "name":
-                raise self.lexer.fail(
-                    f"expected a field name such as o (got {token.text or 'end of input'!r})",
-                    token.offset,
-                )
+                raise self.lexer.fail(_not_a_key(token), token.offset)
             if token.text in fields:
                 raise self.lexer.fail(f"field {token.text!r} given twice", token.offset)
             self._expect(":", f"after field name {token.text}")
             if places is not None:
                 places[token.text] = token.offset
-            fields[token.text] = self._value(self.lexer.next(), depth)
+            key, read = token.text, self.lexer.next()
+            fields[key] = self._value(read, depth)
             token = self.lexer.next()
             if token.kind == "punct" and token.text == close:
                 return fields
             if token.kind != "punct" or token.text != ",":
                 raise self.lexer.fail(
-                    f"expected ',' or {close!r} after field",
+                    _separator(f"',' or {close!r} after the value of {key}", read, token),
                     token.offset,
                 )
             token = self.lexer.next()
@@ -174,10 +189,29 @@ class _Parser:
         if token.kind == "punct" and token.text == "]":
             return items
         while True:
-            items.append(self._value(token, depth))
+            read = token
+            items.append(self._value(read, depth))
             token = self.lexer.next()
             if token.kind == "punct" and token.text == "]":
                 return items
             if token.kind != "punct" or token.text != ",":
-                raise self.lexer.fail("expected ',' or ']' in an array", token.offset)
+                raise self.lexer.fail(
+                    _separator("',' or ']' in an array", read, token), token.offset
+                )
             token = self.lexer.next()
+
+
+def _not_a_key(token: Token) -> str:
+    if token.kind == "string":
+        shown = token.text[:40]
+        return f'a field name is a bare word: write {shown}: rather than "{shown}":'
+    return f"expected a field name such as o (got {token.text or 'end of input'!r})"
+
+
+def _separator(expected: str, value: Token, found: Token) -> str:
+    """What should follow a value; after a bare word, how to write text it cannot hold."""
+    shown = found.text if found.kind != "end" else "end of input"
+    problem = f"expected {expected} (got {shown!r})"
+    if value.kind in {"name", "symbol"} and found.kind != "end":
+        problem += '; a bare word is letters, digits and _: quote other text, as in "a b-c"'
+    return problem
