@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..errors import ClashError, PolicyDeniedError, RefusedError, UnreadableError
+from ..json_depth import MAX_JSON_DEPTH, value_depth
 from ..strict_json import NotJsonError, loads_strict
 from . import dotted, history
 from .files import config_dir, locked, registry_path, write_atomic
@@ -187,7 +188,19 @@ def _check_changes(
     for path, value in changes.items():
         _check_path(path, tool, allowed_paths)
         if value is not REMOVE:
+            _check_depth(path, value)
             refuse_secrets(path, value)
+
+
+def _check_depth(path: str, value: Any) -> None:
+    """Refuse a value nested deeper than any setting needs before anything recursive (the
+    secret check, validation, the writer) walks it: 900 levels overflowed Python's stack."""
+    depth = value_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise ConfigValueError(
+            f"the value for {path!r} nests {depth} levels deep; a setting nests at most "
+            f"{MAX_JSON_DEPTH}: give a flatter value"
+        )
 
 
 def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change:
@@ -286,8 +299,22 @@ def _reasons(error: ValidationError) -> str:
 
 
 def _write(directory: Path, registry: Registry) -> None:
-    text = json.dumps(registry.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
-    write_atomic(registry_path(directory), text.encode())
+    write_atomic(registry_path(directory), _encoded(registry))
+
+
+def _encoded(registry: Registry) -> bytes:
+    """The file's bytes, read back as every reader will first: a document the reader would
+    refuse (a number coerced to Infinity, an integer past the digit limit, more than
+    MAX_REGISTRY_BYTES) is never written, so no change can leave the settings unusable."""
+    data = (json.dumps(registry.model_dump(mode="json"), indent=2) + "\n").encode()
+    problem = _problem(data)
+    if problem is not None:
+        raise ConfigValueError(
+            f"this change would leave the settings file unreadable (it {problem}), so it "
+            "was not made: give a smaller or plainer value (`laika config get` shows the "
+            "current settings)"
+        )
+    return data
 
 
 def _read_or_create(directory: Path) -> Registry:
@@ -313,14 +340,27 @@ def _create(directory: Path) -> Registry:
 
 
 def _parse(path: Path, raw: bytes) -> Registry:
+    registry = _decode(raw)
+    if isinstance(registry, str):
+        raise _unusable(path, registry)
+    return registry
+
+
+def _decode(raw: bytes) -> Registry | str:
+    """The registry in `raw`, or what makes it unusable (one reading for readers and writer)."""
     if len(raw) > MAX_REGISTRY_BYTES:
-        raise _unusable(path, f"is larger than {MAX_REGISTRY_BYTES:,} bytes")
+        return f"is larger than {MAX_REGISTRY_BYTES:,} bytes"
     try:
         return Registry.model_validate(loads_strict(raw))
     except NotJsonError as error:
-        raise _unusable(path, f"is not JSON ({error})") from None
+        return f"is not JSON ({error})"
     except ValidationError as error:
-        raise _unusable(path, _reasons(error)) from None
+        return _reasons(error)
+
+
+def _problem(raw: bytes) -> str | None:
+    found = _decode(raw)
+    return found if isinstance(found, str) else None
 
 
 def _unusable(path: Path, problem: str) -> RegistryFileError:

@@ -14,6 +14,10 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
     StringConstraints,
     field_serializer,
     field_validator,
@@ -27,7 +31,16 @@ from ..tools.policy_file import PolicyFile
 PreferenceKey = Annotated[
     str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
 ]
-PreferenceValue = Annotated[str, StringConstraints(max_length=2000)] | int | float | bool
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer the panel's JavaScript reads exactly."""
+PreferenceValue = (
+    Annotated[StrictStr, StringConstraints(max_length=2000)]
+    | Annotated[StrictInt, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
+    | Annotated[StrictFloat, Field(allow_inf_nan=False)]
+    | StrictBool
+)
+"""Strict: a text too long for a string is refused, not read as a number (5,000 digits made
+Infinity, which no reader could parse back)."""
 ConditionText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MAX_CONDITION_DEPTH = 8
 Trigger = Literal[
@@ -40,7 +53,7 @@ Trigger = Literal[
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Providers(_Section):
@@ -104,7 +117,9 @@ class EventCondition(_Section):
     """When a rule runs (issue #17 item 5, evaluated by `events.conditions`): every leaf given
     holds, all of `all`, one of `any` (if given), and not `not`. Empty: every event."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
     domain: list[ConditionText] | None = Field(default=None, max_length=50)
     """The event's `domain` is one of these or under one (`example.org` holds for
