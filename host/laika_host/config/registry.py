@@ -9,6 +9,8 @@ inode) changes, so checking for another process's change costs one `stat`.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from .secrets import refuse_secrets
 
 Who = Literal["cli", "panel", "rule", "model"]
 MAX_REGISTRY_BYTES = 5_000_000
+MAX_WHERE = 120
 READ_ONLY = ("version", "schema_version")
 REMOVE = dotted.MISSING
 """Pass as a value to `mutate` to remove a key (a `user.preferences` entry)."""
@@ -93,7 +96,7 @@ def load(directory: Path | None = None) -> Registry:
         with locked(directory):
             _read_or_create(directory)
         return load(directory)
-    registry = _parse(path, path.read_bytes())
+    registry = _parse(path, _read(path))
     _CACHE.entries[path] = (stamp, registry)
     return registry
 
@@ -294,6 +297,8 @@ def _reasons(error: ValidationError) -> str:
     lines = []
     for item in error.errors(include_url=False)[:5]:
         where = ".".join(str(part) for part in item["loc"]) or "the registry"
+        if len(where) > MAX_WHERE:  # a location 900 levels deep is no help, and 6 KB long
+            where = f"{where[: MAX_WHERE // 2]}...{where[-MAX_WHERE // 2 :]}"
         lines.append(f"{where}: {item['msg']}")
     return "; ".join(lines) + " (`laika config get` shows the current settings)"
 
@@ -321,10 +326,28 @@ def _read_or_create(directory: Path) -> Registry:
     """The registry as on disk now (the lock is held); created from the old files if absent."""
     path = registry_path(directory)
     try:
-        raw = path.read_bytes()
+        raw = _read(path)
     except FileNotFoundError:
         return _create(directory)
     return _parse(path, raw)
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, at most one past the bound (a hand-made registry.json may be a
+    directory, a FIFO, a link to /dev/zero or a 2 GB file: it is named, never read whole or
+    waited on)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO opens without a writer
+    try:
+        with open(os.open(path, flags), "rb", buffering=0) as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise _unusable(path, "is not a regular file")
+            return stream.read(MAX_REGISTRY_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise _unusable(path, "is not a regular file") from None
+    except OSError as error:
+        raise _unusable(path, f"cannot be read ({error.strerror})") from None
 
 
 def _create(directory: Path) -> Registry:
