@@ -286,6 +286,7 @@ def _commit(
     except ValidationError as error:
         raise ConfigValueError(_reasons(error)) from None
     registry = registry.model_copy(update={"version": registry.version + 1})
+    history.ready(directory)
     _write(directory, registry)
     message = f"{tool}: {', '.join(paths) or 'nothing'} (asked by {who})"
     body = f"{message}\n\nversion {registry.version}" + (f"\n{note}" if note else "")
@@ -356,6 +357,7 @@ def _create(directory: Path) -> Registry:
         registry = Registry.model_validate(sections)
     except ValidationError as error:
         raise ConfigValueError(f"migrating {', '.join(found)}: {_reasons(error)}") from None
+    history.ready(directory)
     _write(directory, registry)
     migrated = f"; migrated {', '.join(found)}" if found else ""
     history.commit(directory, f"laika: created the settings registry{migrated}")
