@@ -43,6 +43,9 @@ PreferenceValue = (
 Infinity, which no reader could parse back)."""
 ConditionText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MAX_CONDITION_DEPTH = 8
+MAX_CONDITION_NODES = 100
+"""Parts of one rule's condition: each `contains` searches the event's text once, so 20
+children nested 8 deep (3.6 MB, 160,000 searches: 4 s an event) is refused when saved."""
 Trigger = Literal[
     "source.captured",
     "source.capture_failed",
@@ -142,6 +145,11 @@ class EventCondition(_Section):
             raise ValueError(f"conditions nest at most {MAX_CONDITION_DEPTH} levels")
         return items
 
+    def size(self) -> int:
+        """How many conditions this is made of (itself included)."""
+        children = [*(self.all_of or []), *(self.any_of or []), *([self.not_] if self.not_ else [])]
+        return 1 + sum(child.size() for child in children)
+
     def depth(self) -> int:
         """How deep `all`/`any`/`not` nest (bounded, so evaluating one is bounded too)."""
         children = [*(self.all_of or []), *(self.any_of or []), *([self.not_] if self.not_ else [])]
@@ -164,6 +172,16 @@ class EventRule(_Section):
     actions: list[EventAction] = Field(min_length=1, max_length=20)
     enabled: bool = True
     created_by: Literal["cli", "panel", "rule", "model"] | None = None
+
+    @field_validator("conditions")
+    @classmethod
+    def _small(cls, conditions: EventCondition) -> EventCondition:
+        if conditions.size() > MAX_CONDITION_NODES:
+            raise ValueError(
+                f"a rule's conditions have at most {MAX_CONDITION_NODES} parts (all, any and "
+                f"not count too), not {conditions.size()}: split it into several rules"
+            )
+        return conditions
 
     @field_serializer("conditions")
     def _lean_conditions(self, conditions: EventCondition) -> dict[str, Any]:
