@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from itertools import accumulate
-from typing import Final
+from typing import Any, Final
 
 MAX_JSON_DEPTH: Final = 100
 """Deepest nesting read from a model: a valid LLMCP response needs about 70 (a render tree
@@ -37,3 +37,22 @@ def json_depth(text: str) -> int:
 def too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether `text` nests deeper than `limit` (and so is not to be parsed as JSON)."""
     return ("[" in text or "{" in text) and json_depth(text) > limit
+
+
+def value_depth(value: Any) -> int:
+    """How deeply parsed JSON nests (a scalar 0, `[]` 1, as `json_depth` counts its text),
+    measured without recursion: for values that arrive already parsed, before anything that
+    recurses (redaction, pydantic, `json.dumps`) walks them."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        pending.extend((child, depth + 1) for child in children)
+    return deepest

@@ -8,14 +8,17 @@ The result is an ordinary repository: `git -C <data dir>/config log` reads it.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
-from ..errors import MissingError
+from ..errors import LaikaError, MissingError, UnreadableError
 from .files import LOCK_FILE, REGISTRY_FILE
 
 IDENTITY = b"Laika <laika@localhost>"
@@ -24,6 +27,36 @@ MAX_LOG = 100_000
 
 class CommitNotFoundError(MissingError):
     """The id names no commit of the registry's history."""
+
+
+class HistoryError(UnreadableError):
+    """The history's git repository is damaged; the message names it and the fix."""
+
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _usable(function: Callable[_P, _T]) -> Callable[_P, _T]:
+    """Turn whatever a damaged repository raises (a hand-removed `.git/objects`, a missing
+    object, a `.git` that is a file) into HistoryError naming the way out."""
+
+    @functools.wraps(function)
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return function(*args, **kwargs)
+        except LaikaError:
+            raise
+        except Exception as error:  # dulwich has no common base for a damaged repository
+            directory = args[0] if args else kwargs.get("directory")
+            raise HistoryError(
+                f"the settings history {directory}/.git cannot be used "
+                f"({type(error).__name__}: {str(error)[:200]}): move it aside "
+                f"(`mv {directory}/.git {directory}/.git.damaged`) and Laika starts a new "
+                "one at the next change; the settings themselves are unchanged"
+            ) from None
+
+    return guarded
 
 
 @dataclass(frozen=True)
@@ -47,6 +80,19 @@ def _repo(directory: Path) -> Repo:
         return repo
 
 
+@_usable
+def ready(directory: Path) -> None:
+    """Open (or create) the repository, so a damaged one stops a change before it is
+    written rather than after (a registry changed without its commit)."""
+    with _repo(directory) as repo:
+        try:
+            head = repo.head()
+        except KeyError:  # no commit yet
+            return
+        repo[head]  # raises when the objects are gone
+
+
+@_usable
 def commit(directory: Path, message: str) -> str:
     """Record the current registry file as one commit; returns its id (hex)."""
     with _repo(directory) as repo:
@@ -64,6 +110,7 @@ def commit(directory: Path, message: str) -> str:
         return made.decode()
 
 
+@_usable
 def log(directory: Path, limit: int = MAX_LOG) -> list[Entry]:
     """The commits, newest first (history is linear: each commit has one parent)."""
     entries: list[Entry] = []
@@ -84,6 +131,7 @@ def log(directory: Path, limit: int = MAX_LOG) -> list[Entry]:
     return entries
 
 
+@_usable
 def file_at(directory: Path, commit_id: str) -> tuple[bytes | None, bytes]:
     """The registry file before and after commit `commit_id` (a full id; None before the
     first commit)."""

@@ -9,6 +9,8 @@ inode) changes, so checking for another process's change costs one `stat`.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..errors import ClashError, PolicyDeniedError, RefusedError, UnreadableError
+from ..json_depth import MAX_JSON_DEPTH, value_depth
 from ..strict_json import NotJsonError, loads_strict
 from . import dotted, history
 from .files import config_dir, locked, registry_path, write_atomic
@@ -26,6 +29,7 @@ from .secrets import refuse_secrets
 
 Who = Literal["cli", "panel", "rule", "model"]
 MAX_REGISTRY_BYTES = 5_000_000
+MAX_WHERE = 120
 READ_ONLY = ("version", "schema_version")
 REMOVE = dotted.MISSING
 """Pass as a value to `mutate` to remove a key (a `user.preferences` entry)."""
@@ -92,7 +96,7 @@ def load(directory: Path | None = None) -> Registry:
         with locked(directory):
             _read_or_create(directory)
         return load(directory)
-    registry = _parse(path, path.read_bytes())
+    registry = _parse(path, _read(path))
     _CACHE.entries[path] = (stamp, registry)
     return registry
 
@@ -187,7 +191,19 @@ def _check_changes(
     for path, value in changes.items():
         _check_path(path, tool, allowed_paths)
         if value is not REMOVE:
+            _check_depth(path, value)
             refuse_secrets(path, value)
+
+
+def _check_depth(path: str, value: Any) -> None:
+    """Refuse a value nested deeper than any setting needs before anything recursive (the
+    secret check, validation, the writer) walks it: 900 levels overflowed Python's stack."""
+    depth = value_depth(value)
+    if depth > MAX_JSON_DEPTH:
+        raise ConfigValueError(
+            f"the value for {path!r} nests {depth} levels deep; a setting nests at most "
+            f"{MAX_JSON_DEPTH}: give a flatter value"
+        )
 
 
 def revert(commit_id: str, *, who: Who, directory: Path | None = None) -> Change:
@@ -270,6 +286,7 @@ def _commit(
     except ValidationError as error:
         raise ConfigValueError(_reasons(error)) from None
     registry = registry.model_copy(update={"version": registry.version + 1})
+    history.ready(directory)
     _write(directory, registry)
     message = f"{tool}: {', '.join(paths) or 'nothing'} (asked by {who})"
     body = f"{message}\n\nversion {registry.version}" + (f"\n{note}" if note else "")
@@ -281,23 +298,57 @@ def _reasons(error: ValidationError) -> str:
     lines = []
     for item in error.errors(include_url=False)[:5]:
         where = ".".join(str(part) for part in item["loc"]) or "the registry"
+        if len(where) > MAX_WHERE:  # a location 900 levels deep is no help, and 6 KB long
+            where = f"{where[: MAX_WHERE // 2]}...{where[-MAX_WHERE // 2 :]}"
         lines.append(f"{where}: {item['msg']}")
     return "; ".join(lines) + " (`laika config get` shows the current settings)"
 
 
 def _write(directory: Path, registry: Registry) -> None:
-    text = json.dumps(registry.model_dump(mode="json"), indent=2, sort_keys=False) + "\n"
-    write_atomic(registry_path(directory), text.encode())
+    write_atomic(registry_path(directory), _encoded(registry))
+
+
+def _encoded(registry: Registry) -> bytes:
+    """The file's bytes, read back as every reader will first: a document the reader would
+    refuse (a number coerced to Infinity, an integer past the digit limit, more than
+    MAX_REGISTRY_BYTES) is never written, so no change can leave the settings unusable."""
+    data = (json.dumps(registry.model_dump(mode="json"), indent=2) + "\n").encode()
+    problem = _problem(data)
+    if problem is not None:
+        raise ConfigValueError(
+            f"this change would leave the settings file unreadable (it {problem}), so it "
+            "was not made: give a smaller or plainer value (`laika config get` shows the "
+            "current settings)"
+        )
+    return data
 
 
 def _read_or_create(directory: Path) -> Registry:
     """The registry as on disk now (the lock is held); created from the old files if absent."""
     path = registry_path(directory)
     try:
-        raw = path.read_bytes()
+        raw = _read(path)
     except FileNotFoundError:
         return _create(directory)
     return _parse(path, raw)
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, at most one past the bound (a hand-made registry.json may be a
+    directory, a FIFO, a link to /dev/zero or a 2 GB file: it is named, never read whole or
+    waited on)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO opens without a writer
+    try:
+        with open(os.open(path, flags), "rb", buffering=0) as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                raise _unusable(path, "is not a regular file")
+            return stream.read(MAX_REGISTRY_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise _unusable(path, "is not a regular file") from None
+    except OSError as error:
+        raise _unusable(path, f"cannot be read ({error.strerror})") from None
 
 
 def _create(directory: Path) -> Registry:
@@ -306,6 +357,7 @@ def _create(directory: Path) -> Registry:
         registry = Registry.model_validate(sections)
     except ValidationError as error:
         raise ConfigValueError(f"migrating {', '.join(found)}: {_reasons(error)}") from None
+    history.ready(directory)
     _write(directory, registry)
     migrated = f"; migrated {', '.join(found)}" if found else ""
     history.commit(directory, f"laika: created the settings registry{migrated}")
@@ -313,14 +365,27 @@ def _create(directory: Path) -> Registry:
 
 
 def _parse(path: Path, raw: bytes) -> Registry:
+    registry = _decode(raw)
+    if isinstance(registry, str):
+        raise _unusable(path, registry)
+    return registry
+
+
+def _decode(raw: bytes) -> Registry | str:
+    """The registry in `raw`, or what makes it unusable (one reading for readers and writer)."""
     if len(raw) > MAX_REGISTRY_BYTES:
-        raise _unusable(path, f"is larger than {MAX_REGISTRY_BYTES:,} bytes")
+        return f"is larger than {MAX_REGISTRY_BYTES:,} bytes"
     try:
         return Registry.model_validate(loads_strict(raw))
     except NotJsonError as error:
-        raise _unusable(path, f"is not JSON ({error})") from None
+        return f"is not JSON ({error})"
     except ValidationError as error:
-        raise _unusable(path, _reasons(error)) from None
+        return _reasons(error)
+
+
+def _problem(raw: bytes) -> str | None:
+    found = _decode(raw)
+    return found if isinstance(found, str) else None
 
 
 def _unusable(path: Path, problem: str) -> RegistryFileError:

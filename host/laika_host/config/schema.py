@@ -14,6 +14,10 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
     StringConstraints,
     field_serializer,
     field_validator,
@@ -27,9 +31,21 @@ from ..tools.policy_file import PolicyFile
 PreferenceKey = Annotated[
     str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
 ]
-PreferenceValue = Annotated[str, StringConstraints(max_length=2000)] | int | float | bool
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer the panel's JavaScript reads exactly."""
+PreferenceValue = (
+    Annotated[StrictStr, StringConstraints(max_length=2000)]
+    | Annotated[StrictInt, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
+    | Annotated[StrictFloat, Field(allow_inf_nan=False)]
+    | StrictBool
+)
+"""Strict: a text too long for a string is refused, not read as a number (5,000 digits made
+Infinity, which no reader could parse back)."""
 ConditionText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 MAX_CONDITION_DEPTH = 8
+MAX_CONDITION_NODES = 100
+"""Parts of one rule's condition: each `contains` searches the event's text once, so 20
+children nested 8 deep (3.6 MB, 160,000 searches: 4 s an event) is refused when saved."""
 Trigger = Literal[
     "source.captured",
     "source.capture_failed",
@@ -40,7 +56,7 @@ Trigger = Literal[
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Providers(_Section):
@@ -104,7 +120,9 @@ class EventCondition(_Section):
     """When a rule runs (issue #17 item 5, evaluated by `events.conditions`): every leaf given
     holds, all of `all`, one of `any` (if given), and not `not`. Empty: every event."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
 
     domain: list[ConditionText] | None = Field(default=None, max_length=50)
     """The event's `domain` is one of these or under one (`example.org` holds for
@@ -126,6 +144,11 @@ class EventCondition(_Section):
         if items and max(item.depth() for item in items) >= MAX_CONDITION_DEPTH:
             raise ValueError(f"conditions nest at most {MAX_CONDITION_DEPTH} levels")
         return items
+
+    def size(self) -> int:
+        """How many conditions this is made of (itself included)."""
+        children = [*(self.all_of or []), *(self.any_of or []), *([self.not_] if self.not_ else [])]
+        return 1 + sum(child.size() for child in children)
 
     def depth(self) -> int:
         """How deep `all`/`any`/`not` nest (bounded, so evaluating one is bounded too)."""
@@ -149,6 +172,16 @@ class EventRule(_Section):
     actions: list[EventAction] = Field(min_length=1, max_length=20)
     enabled: bool = True
     created_by: Literal["cli", "panel", "rule", "model"] | None = None
+
+    @field_validator("conditions")
+    @classmethod
+    def _small(cls, conditions: EventCondition) -> EventCondition:
+        if conditions.size() > MAX_CONDITION_NODES:
+            raise ValueError(
+                f"a rule's conditions have at most {MAX_CONDITION_NODES} parts (all, any and "
+                f"not count too), not {conditions.size()}: split it into several rules"
+            )
+        return conditions
 
     @field_serializer("conditions")
     def _lean_conditions(self, conditions: EventCondition) -> dict[str, Any]:

@@ -59,11 +59,11 @@ PROVIDERS_FILE = "providers.json"
 class Timeouts(BaseModel):
     """Spec 001: connect 10 s, read 60 s (slow local models), write 10 s, pool 10 s."""
 
-    model_config = ConfigDict(extra="forbid")
-    connect: float = 10.0
-    read: float = 60.0
-    write: float = 10.0
-    pool: float = 10.0
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    connect: float = Field(default=10.0, gt=0)
+    read: float = Field(default=60.0, gt=0)
+    write: float = Field(default=10.0, gt=0)
+    pool: float = Field(default=10.0, gt=0)
 
 
 class ProviderConfig(BaseModel):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ..llm.config import ProviderConfig, load_providers
+from ..redact import redact_value
 from ..settings.catalog import SETTINGS_TOOLS
 from ..settings.intent import MAX_TEXT, Decline, ProviderFacts, match
 from ..store import InvalidInputError
@@ -80,7 +81,9 @@ class SettingsReply:
         return {
             "status": self.status,
             "tool": self.tool,
-            "arguments": self.arguments,
+            # redacted: a model may echo a key it was shown (refused from the registry, it
+            # must not be printed or sent to the panel either)
+            "arguments": None if self.arguments is None else redact_value(self.arguments),
             "decision": self.decision,
             "message": self.message,
             "change": self.change,
