@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from complexity import assert_linear
+from laika_host.config.schema import Registry
 from laika_host.settings import intent
 from laika_host.settings.catalog import SETTINGS_TOOLS
 from laika_host.settings.intent import Decline, Intent, ProviderFacts, match
@@ -196,3 +197,23 @@ def test_the_matcher_is_linear_in_the_text(unit: str, monkeypatch: pytest.Monkey
         return lambda: match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
 
     assert_linear(prepare, 20_000, 200_000, bound=30)
+
+
+def _paths(value: Any, prefix: str = "") -> list[str]:
+    """Every dotted path of a registry document, read independently of the matcher."""
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for key, item in value.items():
+        path = f"{prefix}.{key}" if prefix else key
+        found += [path, *_paths(item, path)]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _paths(Registry().model_dump(mode="json")) if "." in p]
+)
+@pytest.mark.parametrize("template", ["allow {p}", "set theme dark and also {p} allow all"])
+def test_a_settings_path_is_never_taken_for_a_domain(path: str, template: str) -> None:
+    found = match(template.format(p=path))
+    assert not (isinstance(found, Intent) and found.tool == "policy.allow_domain"), found

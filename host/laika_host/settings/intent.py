@@ -10,6 +10,7 @@ rule reads the word list a fixed number of times with set lookups and `str.find`
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -280,11 +281,31 @@ def _allow_domain(text: _Text) -> Intent | None:
 
 
 def _domain(word: str) -> str | None:
+    """A host name in `word`; not a settings path that looks like one (`policy.rules`)."""
     host = word.split("://", 1)[-1].split("/", 1)[0].rstrip(".")
     if not _DOMAIN.fullmatch(host) or host.replace(".", "").isdigit():
         return None
+    if host in _setting_paths():
+        return None
     last = host.rsplit(".", 1)[-1]
     return host if last.isalpha() and len(host) <= 253 else None
+
+
+@functools.cache
+def _setting_paths() -> frozenset[str]:
+    """Every dotted path of the registry's default document (`ui.theme`, `policy.rules`)."""
+    from ..config.schema import Registry
+
+    paths: set[str] = set()
+    pending: list[tuple[str, Any]] = [("", Registry().model_dump(mode="json"))]
+    while pending:
+        prefix, value = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                path = f"{prefix}.{key}" if prefix else str(key)
+                paths.add(path.lower())
+                pending.append((path, item))
+    return frozenset(paths)
 
 
 _SECRET_WORDS = ("secret", "secrets", "redact", "redacted", "redacting", "redaction")
