@@ -105,3 +105,32 @@ def test_the_command_refuses_a_five_thousand_digit_preference_and_keeps_working(
     assert made.returncode == 0, made.stderr
     got = run_laika("config", "get", "user.preferences.n", env=env)
     assert (got.returncode, got.stdout.strip()) == (0, "12")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=3000),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(),
+        st.booleans(),
+        st.none(),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    )
+)
+def test_a_preference_is_stored_or_refused_with_one_reason_naming_it(value: Any) -> None:
+    with tempfile.TemporaryDirectory() as temporary:
+        directory = Path(temporary) / "config"
+        try:
+            registry.mutate(
+                {"user.preferences.p": value}, who="cli", tool="config.set", directory=directory
+            )
+        except LaikaError as error:
+            message = str(error)
+            assert message.startswith("user.preferences.p: "), message
+            assert message.count(";") == message.count("; quote it"), message  # one reason
+            assert "Value error" not in message, message
+            assert "constrained" not in message, message
+        else:
+            assert registry.load(directory).user.preferences["p"] == value

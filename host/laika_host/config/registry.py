@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from ..errors import ClashError, PolicyDeniedError, RefusedError, UnreadableError
 from ..json_depth import MAX_JSON_DEPTH, value_depth
+from ..pydantic_errors import error_message
 from ..strict_json import NotJsonError, loads_strict
 from . import dotted, history
 from .files import config_dir, locked, registry_path, write_atomic
@@ -300,7 +301,7 @@ def _reasons(error: ValidationError) -> str:
         where = ".".join(str(part) for part in item["loc"]) or "the registry"
         if len(where) > MAX_WHERE:  # a location 900 levels deep is no help, and 6 KB long
             where = f"{where[: MAX_WHERE // 2]}...{where[-MAX_WHERE // 2 :]}"
-        lines.append(f"{where}: {item['msg']}")
+        lines.append(f"{where}: {error_message(item)}")
     return "; ".join(lines) + " (`laika config get` shows the current settings)"
 
 

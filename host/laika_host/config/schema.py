@@ -7,6 +7,7 @@ field instead of being saved and ignored.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -19,6 +20,8 @@ from pydantic import (
     StrictInt,
     StrictStr,
     StringConstraints,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_serializer,
     field_validator,
 )
@@ -33,12 +36,42 @@ PreferenceKey = Annotated[
 ]
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer the panel's JavaScript reads exactly."""
-PreferenceValue = (
+
+
+def _one_reason(value: Any, kinds: ValidatorFunctionWrapHandler) -> Any:
+    """One sentence for a value of no allowed kind, instead of one per kind tried."""
+    if (problem := preference_problem(value)) is not None:
+        raise ValueError(problem)
+    return kinds(value)
+
+
+def preference_problem(value: Any) -> str | None:
+    """Why `value` cannot be a preference (text, a whole or finite number, true/false)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        if abs(value) <= MAX_SAFE_INTEGER:
+            return None
+        return (
+            f"a whole number is at most {MAX_SAFE_INTEGER:,} either way (the side panel would "
+            "read a larger one inexactly); quote it to keep it as text"
+        )
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "a number must be finite"
+    if isinstance(value, str):
+        if len(value) <= 2000:
+            return None
+        return f"a text holds at most 2,000 characters (this one has {len(value):,})"
+    return f"a preference is a text, a number or true/false, not {type(value).__name__}"
+
+
+PreferenceValue = Annotated[
     Annotated[StrictStr, StringConstraints(max_length=2000)]
     | Annotated[StrictInt, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
     | Annotated[StrictFloat, Field(allow_inf_nan=False)]
-    | StrictBool
-)
+    | StrictBool,
+    WrapValidator(_one_reason),
+]
 """Strict: a text too long for a string is refused, not read as a number (5,000 digits made
 Infinity, which no reader could parse back)."""
 ConditionText = Annotated[str, StringConstraints(min_length=1, max_length=200)]

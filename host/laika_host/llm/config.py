@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..paths import data_dir
+from ..pydantic_errors import error_message
 from .contract import ProviderCapabilities
 from .errors import ProviderConfigError
 from .key_policy import KeyPolicyError, check_base_url, check_key_destination, check_key_env
@@ -197,7 +198,7 @@ def validation_reasons(error: ValidationError) -> str:
             lines.append(str(cause))
             continue
         field = ".".join(str(part) for part in item["loc"]) or "provider"
-        lines.append(f"{field}: {item['msg']}")
+        lines.append(f"{field}: {error_message(item)}")
     return "; ".join(lines)
 
 
