@@ -640,7 +640,7 @@ def test_verification_is_linear_in_the_length_of_the_source() -> None:
     small_time = best_time(lambda: verify_long(small))
     large_time = best_time(lambda: verify_long(large))
     assert large_time < 2.0
-    assert large_time / small_time < 8, (small_time, large_time)  # linear 4, quadratic 16
+    assert large_time / small_time < 11, (small_time, large_time)  # linear 4, quadratic 16
 
 
 # --- numbers: no normalization makes two different numbers equal ---------------------------

@@ -53,7 +53,10 @@ def escape_text(text: str) -> str:
     """Escape characters that Markdown would treat as inline syntax."""
     text = _ALWAYS_ESCAPED.sub(r"\\\1", text)
     text = _LONE_UNDERSCORE.sub(r"\\_", text)
-    return _ENTITY_LIKE.sub(r"\\&", text)
+    text = _ENTITY_LIKE.sub(r"\\&", text)
+    # a byte-order mark opening the document is dropped by CommonMark parsers: as a
+    # character reference it reads back as itself anywhere
+    return text.replace("\ufeff", "&#xFEFF;")
 
 
 def _blocks(blocks: Sequence[ListItemChild]) -> str:
