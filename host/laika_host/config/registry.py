@@ -314,8 +314,8 @@ def _encoded(registry: Registry) -> bytes:
     refuse (a number coerced to Infinity, an integer past the digit limit, more than
     MAX_REGISTRY_BYTES) is never written, so no change can leave the settings unusable."""
     data = (json.dumps(registry.model_dump(mode="json"), indent=2) + "\n").encode()
-    problem = _problem(data)
-    if problem is not None:
+    problem = _decode(data)
+    if isinstance(problem, str):
         raise ConfigValueError(
             f"this change would leave the settings file unreadable (it {problem}), so it "
             "was not made: give a smaller or plainer value (`laika config get` shows the "
@@ -382,11 +382,6 @@ def _decode(raw: bytes) -> Registry | str:
         return f"is not JSON ({error})"
     except ValidationError as error:
         return _reasons(error)
-
-
-def _problem(raw: bytes) -> str | None:
-    found = _decode(raw)
-    return found if isinstance(found, str) else None
 
 
 def _unusable(path: Path, problem: str) -> RegistryFileError:

@@ -36,6 +36,7 @@ PreferenceKey = Annotated[
 ]
 MAX_SAFE_INTEGER = 2**53 - 1
 """The largest integer the panel's JavaScript reads exactly."""
+MAX_PREFERENCE_CHARS = 2000
 
 
 def _one_reason(value: Any, kinds: ValidatorFunctionWrapHandler) -> Any:
@@ -59,14 +60,17 @@ def preference_problem(value: Any) -> str | None:
     if isinstance(value, float):
         return None if math.isfinite(value) else "a number must be finite"
     if isinstance(value, str):
-        if len(value) <= 2000:
+        if len(value) <= MAX_PREFERENCE_CHARS:
             return None
-        return f"a text holds at most 2,000 characters (this one has {len(value):,})"
+        return (
+            f"a text holds at most {MAX_PREFERENCE_CHARS:,} characters (this one has "
+            f"{len(value):,})"
+        )
     return f"a preference is a text, a number or true/false, not {type(value).__name__}"
 
 
 PreferenceValue = Annotated[
-    Annotated[StrictStr, StringConstraints(max_length=2000)]
+    Annotated[StrictStr, StringConstraints(max_length=MAX_PREFERENCE_CHARS)]
     | Annotated[StrictInt, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)]
     | Annotated[StrictFloat, Field(allow_inf_nan=False)]
     | StrictBool,
