@@ -4,12 +4,17 @@ data (database, logs) in its own temporary directory, never in the user's."""
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import store_file_guard
+
+store_file_guard.install()
 
 # No per-example deadline: a property is about correctness, and a 200 ms deadline fails at
 # random on a loaded 2-core machine (speed belongs in bench/, linearity in the scaling tests).
@@ -27,6 +32,16 @@ FAST_EXAMPLES = 20
 settings.register_profile("fast", parent=settings(), max_examples=FAST_EXAMPLES)
 if FAST:
     settings.load_profile("fast")
+
+
+@pytest.fixture(autouse=True)
+def _no_store_file_opened_beside_sqlite() -> Iterator[None]:
+    """Package code that opens a store file this process has open through SQLite drops
+    SQLite's locks on it (`store_file_guard`): the test that did it fails, naming the open."""
+    store_file_guard.take_violations()
+    yield
+    found = store_file_guard.take_violations()
+    assert not found, "package code opened a store file beside SQLite:\n" + "\n".join(found)
 
 
 @pytest.fixture(autouse=True)

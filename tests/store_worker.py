@@ -9,6 +9,10 @@ python store_worker.py zygote DB
     random moment. Only the zygote writes to stdout, one whole line per write: a writer
     that printed there too would interleave with it (with PYTHONUNBUFFERED, print() is two
     writes, the text and then its newline, and a writer ran between them under load).
+python store_worker.py cycle DB KIND COUNT SEED
+    COUNT times: open the store, do one KIND of work (capture, ask, jobs), close it, as the
+    CLI does once per command; prints one JSON line: outcome counts, the ids of the sources
+    it saved (every one must survive) and any errors.
 python store_worker.py hold DB
     take SQLite's write lock (BEGIN IMMEDIATE), print "locked", hold it until a line arrives
     on stdin, then roll back and exit: another process that blocks every writer.
@@ -28,7 +32,8 @@ import time
 from pathlib import Path
 
 from laika_host.capture import Capture, capture_html
-from laika_host.store import open_store
+from laika_host.service.ask import AskOptions, ask
+from laika_host.store import Store, open_store
 
 PAGES = 250
 COLLECTIONS = 3
@@ -99,6 +104,42 @@ async def churn(db: Path, seed: int, ready: int) -> None:
                 await store.jobs.cancel(job.id)
 
 
+async def cycle(db: Path, kind: str, count: int, seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    outcomes: dict[str, int] = {}
+    saved: list[str] = []
+    errors: list[str] = []
+    for turn in range(count):
+        try:
+            async with open_store(db, recover_jobs=kind == "jobs") as store:
+                outcome = await _one(store, kind, rng, turn, saved)
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        except Exception as error:  # reported to the test, which fails on any
+            errors.append(f"{type(error).__name__}: {error}")
+    return {"kind": kind, "outcomes": outcomes, "saved": saved, "errors": errors}
+
+
+async def _one(store: Store, kind: str, rng: random.Random, turn: int, saved: list[str]) -> str:
+    page = rng.randrange(PAGES)
+    collection = f"col{page % COLLECTIONS}"
+    if kind == "capture":
+        capture = capture_html(page_html(page, turn % 3), page_url(page, rng.randrange(4)))
+        result = await store.sources.save_capture(collection, capture)
+        saved.append(result.source.id)
+        return result.outcome
+    if kind == "ask":
+        answer = await ask(store, f"What is topic {page % 11} about?", AskOptions(collection))
+        return "answered" if answer.answer_markdown else "empty"
+    sources = await store.sources.list(limit=5)
+    if sources:
+        await store.jobs.queue(sources[0].id)
+    claimed = await store.jobs.claim()
+    if claimed is None:
+        return "idle"
+    await store.jobs.complete(claimed.id)
+    return "completed"
+
+
 async def _open_once(db: Path) -> None:
     async with open_store(db, recover_jobs=False):
         pass
@@ -165,6 +206,9 @@ def main() -> None:
     if mode == "write":
         process, count, start_at = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
         print(json.dumps(asyncio.run(write(db, process, count, start_at))), flush=True)
+    elif mode == "cycle":
+        kind, count, seed = sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        print(json.dumps(asyncio.run(cycle(db, kind, count, seed))), flush=True)
     elif mode == "zygote":
         zygote(db)
     elif mode == "hold":

@@ -8,6 +8,7 @@ In CI (`CI=true`) a missing browser fails the test; elsewhere it is skipped with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -195,7 +196,10 @@ def _stored_sources(db: Path) -> list[dict[str, object]]:
 
     if not db.exists():
         return []
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+    with (
+        contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as connection,
+        connection,
+    ):
         connection.row_factory = sqlite3.Row
         try:
             rows = connection.execute(

@@ -4,6 +4,7 @@ end to end with the real CLI, store and registry, and the engine's parts as prop
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -50,7 +51,7 @@ def _db() -> Path:
 
 
 def _calls() -> list[tuple[str, str, str, str]]:
-    with sqlite3.connect(_db()) as connection:
+    with contextlib.closing(sqlite3.connect(_db())) as connection, connection:
         return connection.execute(
             "SELECT tool, origin, decision, status FROM tool_calls ORDER BY created_at"
         ).fetchall()

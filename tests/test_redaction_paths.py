@@ -6,6 +6,7 @@ message or a logged line is cut (a key cut first, then redacted, kept its head).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import logging
@@ -103,7 +104,7 @@ async def _stored(path: Path, text: str) -> str:
     async with open_store(path) as store:
         collection = await store.collections.ensure("Redaction")
         event = await store.chat.append(collection.id, "user", text)
-    with sqlite3.connect(path) as raw:
+    with contextlib.closing(sqlite3.connect(path)) as raw, raw:
         row = raw.execute("SELECT markdown FROM chat_events WHERE id = ?", (event.id,)).fetchone()
     return str(row[0])
 

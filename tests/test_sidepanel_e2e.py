@@ -4,6 +4,7 @@ buttons are clicked. One browser serves the module's tests, in order (2-core mac
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -77,7 +78,10 @@ def panel(browser: PanelBrowser) -> Page:
 
 def stored(browser: PanelBrowser) -> list[dict[str, Any]]:
     db = browser.home / "laika.db"
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+    with (
+        contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as connection,
+        connection,
+    ):
         connection.row_factory = sqlite3.Row
         rows = connection.execute(
             "SELECT s.*, c.title AS collection FROM sources s JOIN collections c ON c.id = s.collection_id"

@@ -135,7 +135,10 @@ def test_a_newer_file_is_refused_and_left_untouched(db: Path) -> None:
     run(db, lambda store: store.collections.create("Mine"))
     shipped = len(migrations_module.MIGRATIONS)
     newer = shipped + 2
-    with sqlite3.connect(db) as connection:  # what a newer Laika's next migrations write
+    with (
+        contextlib.closing(sqlite3.connect(db)) as connection,
+        connection,
+    ):  # what a newer Laika's next migrations write
         for number in range(shipped + 1, newer + 1):
             connection.execute("INSERT INTO _migrations VALUES (?, 0)", (f"m{number:03d}_later",))
         connection.execute(f"PRAGMA user_version = {newer}")
@@ -365,7 +368,7 @@ def test_jobs_left_running_by_a_dead_process_are_requeued_on_open(db: Path) -> N
 
     job_id = run(db, work, recover_jobs=False)
     assert run(db, lambda store: store.jobs.get(job_id)).status == "running"  # live lease
-    with sqlite3.connect(db) as connection:
+    with contextlib.closing(sqlite3.connect(db)) as connection, connection:
         connection.execute("UPDATE capture_jobs SET lease_until = 0")
     assert run(db, lambda store: store.jobs.get(job_id)).status == "queued"
 

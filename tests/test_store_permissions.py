@@ -166,6 +166,7 @@ def test_database_files_an_older_laika_left_open_become_private(tmp_path: Path) 
     import sqlite3
 
     from laika_host.store import open_store
+    from laika_host.store.held_files import claim
 
     db = tmp_path / "laika.db"
 
@@ -176,12 +177,14 @@ def test_database_files_an_older_laika_left_open_become_private(tmp_path: Path) 
     asyncio.run(work("Inbox"))  # a Laika file, then opened to others as an older Laika left it
     db.chmod(0o644)
     with process_umask(0o022):
+        counted = claim(db)  # a connection of this process: the store must not read beside it
         connection = sqlite3.connect(db)
         connection.execute("SELECT count(*) FROM collections").fetchall()  # -wal, -shm appear
         old = [db, db.with_name("laika.db-wal"), db.with_name("laika.db-shm")]
         assert all(stat.S_IMODE(path.stat().st_mode) == 0o644 for path in old)
         asyncio.run(work("Coast"))
         connection.close()
+        counted.release()
     assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in old if path.exists()} == {
         path.name: 0o600 for path in old if path.exists()
     }

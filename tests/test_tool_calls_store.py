@@ -5,6 +5,7 @@ is decided once; remembered decisions are kept and revoked."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import Awaitable, Callable
@@ -82,7 +83,7 @@ def test_no_secret_in_arguments_or_results_reaches_the_file(tmp_path: Path) -> N
             await store.tool_calls.finish(call.id, "executed", {"echo": planted.text})
 
     on_store(db, work)
-    with sqlite3.connect(db) as connection:
+    with contextlib.closing(sqlite3.connect(db)) as connection, connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         rows = connection.execute("SELECT arguments_json, result_json FROM tool_calls").fetchall()
     assert len(rows) == len(PLANTED)

@@ -169,7 +169,7 @@ def test_a_run_killed_mid_way_is_failed_with_its_reason_on_the_next_open(tmp_pat
 
 
 def _active(db: Path) -> tuple[str, int] | None:
-    with sqlite3.connect(db, timeout=5) as connection:
+    with contextlib.closing(sqlite3.connect(db, timeout=5)) as connection, connection:
         found = connection.execute(
             "SELECT id, json_array_length(items_json) FROM artifacts WHERE status = 'running'"
         ).fetchone()
@@ -177,7 +177,7 @@ def _active(db: Path) -> tuple[str, int] | None:
 
 
 def _status(db: Path, artifact_id: str) -> str:
-    with sqlite3.connect(db, timeout=5) as connection:
+    with contextlib.closing(sqlite3.connect(db, timeout=5)) as connection, connection:
         (status,) = connection.execute(
             "SELECT status FROM artifacts WHERE id = ?", (artifact_id,)
         ).fetchone()
@@ -223,7 +223,12 @@ def test_two_concurrent_cli_runs_give_one_artifact(tmp_path: Path) -> None:
     results = [json.loads(out) for out, _ in outputs]
     assert len({r["artifact"]["id"] for r in results}) == 1
     assert sorted(r["reused"] or r["joined"] for r in results) == [False, True]
-    with sqlite3.connect(Path(os.environ["LAIKA_HOME"]) / "laika.db") as connection:
+    with (
+        contextlib.closing(
+            sqlite3.connect(Path(os.environ["LAIKA_HOME"]) / "laika.db")
+        ) as connection,
+        connection,
+    ):
         (count,) = connection.execute("SELECT count(*) FROM artifacts").fetchone()
     assert count == 1
 

@@ -4,6 +4,7 @@ tool calls, and a native client that keeps several requests in flight (a chat wa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -65,7 +66,7 @@ def provider(server: ProviderServer, home: Path, provider_id: str = "rec") -> Pr
 
 def tool_rows(home: Path) -> list[dict[str, Any]]:
     """Every row of the `tool_calls` table, oldest first (read with sqlite3 directly)."""
-    with sqlite3.connect(home / "laika.db") as db:
+    with contextlib.closing(sqlite3.connect(home / "laika.db")) as db, db:
         db.row_factory = sqlite3.Row
         rows = db.execute("SELECT * FROM tool_calls ORDER BY created_at, rowid").fetchall()
     return [dict(row) for row in rows]

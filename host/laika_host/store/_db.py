@@ -28,6 +28,7 @@ import aiosqlite
 
 from .errors import StoreBusyError, StoreCorruptError, StoreError, StoreUnavailableError
 from .header import refuse_foreign_wal
+from .held_files import Claim, Header, claim
 from .lock_holders import lock_holders
 from .rows import DamagedValueError, row_type
 from .sqlite_errors import SQLITE_FAILURES, damaged_error, one_line, storage_error
@@ -123,12 +124,23 @@ class Database:
     """The connection; use `transaction()` for writes and `fetch_*` for reads."""
 
     def __init__(
-        self, connection: aiosqlite.Connection, path: Path, *, write_deadline: float
+        self,
+        connection: aiosqlite.Connection,
+        path: Path,
+        *,
+        write_deadline: float,
+        claim: Claim | None = None,
     ) -> None:
         self.connection = connection
         self.path = path
         self.write_deadline = write_deadline
+        self._claim = claim  # None for ":memory:"
         self._write_lock = asyncio.Lock()  # one write transaction at a time per connection
+
+    @property
+    def header(self) -> Header:
+        """The file's first bytes, read safely when it was claimed (`held_files`)."""
+        return self._claim.header if self._claim else Header(b"", fresh=False)
 
     @classmethod
     async def open(cls, path: Path, *, write_deadline: float | None = None) -> Database:
@@ -137,14 +149,28 @@ class Database:
         waited for `write_deadline` seconds in all (default: `write_deadline_seconds()`).
         A -wal that is not the file's own is refused before connecting: the first read would
         replay it, and closing the connection would checkpoint it into the file."""
-        if path != Path(":memory:"):
-            refuse_foreign_wal(path)
+        file_claim = None if path == Path(":memory:") else claim(path)
+        try:
+            if file_claim is not None:
+                refuse_foreign_wal(path, file_claim.header)
+            return await cls._connect(path, write_deadline, file_claim)
+        except BaseException:
+            if file_claim is not None:
+                file_claim.release()
+            raise
+
+    @classmethod
+    async def _connect(
+        cls, path: Path, write_deadline: float | None, file_claim: Claim | None
+    ) -> Database:
         deadline = write_deadline_seconds() if write_deadline is None else write_deadline
         busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
             connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
+        if file_claim is not None:
+            file_claim.settle()
         connection.row_factory = row_type(path)  # rows name their file (`rows.from_row`)
-        database = cls(connection, path, write_deadline=deadline)
+        database = cls(connection, path, write_deadline=deadline, claim=file_claim)
         try:
             for pragma in (
                 f"PRAGMA busy_timeout = {busy_ms}",
@@ -184,7 +210,11 @@ class Database:
             log.warning("SQLite refused WAL mode for %s (got %r)", self.path, row)
 
     async def close(self) -> None:
-        await self.connection.close()
+        try:
+            await self.connection.close()
+        finally:
+            if self._claim is not None:
+                self._claim.release()
 
     async def _retry_busy(self, work: Any, *, writing: bool = False) -> Any:
         started = time.monotonic()

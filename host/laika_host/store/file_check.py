@@ -32,13 +32,13 @@ async def check_file(database: Database) -> None:
         objects = await database.fetch_all("SELECT type, name FROM sqlite_master ORDER BY name")
         if not objects and version == 0 and owner in (0, LAIKA_APPLICATION_ID):
             await _refuse_hidden_data(database)
-            refuse_read_only_format(database.path)
+            refuse_read_only_format(database.path, database.header.data)
             return  # new: nothing in it to keep
         names = [str(row[1]) for row in objects if row[0] in ("table", "view")]
         record = await _migration_record(database)
         if not _is_laikas(owner, version, record):
             raise foreign_error(database.path, _foreign_problem(owner, version, names))
-        refuse_read_only_format(database.path)
+        refuse_read_only_format(database.path, database.header.data)
         _refuse_disagreeing(database.path, owner, version, record)
         missing = missing_parts(await expected_shape(version), await read_shape(database))
         if missing:

@@ -1,6 +1,6 @@
-"""What the file's own first bytes say, read before SQLite reads the file (SQLite has no
-pragma for them): a format that makes SQLite open the file read-only, and a -wal beside a
-file that was last written without one.
+"""What the file's own first bytes say (SQLite has no pragma for them): a format that makes
+SQLite open the file read-only, and a -wal beside a file that was last written without one.
+The bytes are read by `held_files.claim`, the only place that may open the file itself.
 
 A backup made by `laika db backup` is a standalone file in rollback-journal mode (header
 bytes 18 and 19 are 1). Restored over `laika.db` while the old `laika.db-wal` is still there,
@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import StoreCorruptError
+from .held_files import Header
 from .sqlite_errors import damaged_error
 
 _WRITE_VERSION = 18  # offsets in the header
@@ -22,11 +23,10 @@ _ROLLBACK_JOURNAL = 1  # both versions in a file not in WAL mode
 _WAL_HEADER_BYTES = 32  # a -wal no longer than its header holds no page
 
 
-def refuse_read_only_format(path: Path) -> None:
+def refuse_read_only_format(path: Path, header: bytes) -> None:
     """Header byte 18, the write version, is 1 or 2 in every file SQLite writes; above 2
     SQLite opens the file read-only, so reads work and the first write fails as if the disk
     were read-only."""
-    header = _header(path)
     if len(header) > _WRITE_VERSION and header[_WRITE_VERSION] > 2:
         raise damaged_error(
             path,
@@ -35,14 +35,20 @@ def refuse_read_only_format(path: Path) -> None:
         )
 
 
-def refuse_foreign_wal(path: Path) -> None:
-    """A non-empty -wal beside a file in rollback-journal mode belongs to another file."""
+def refuse_foreign_wal(path: Path, claimed: Header) -> None:
+    """A non-empty -wal beside a file in rollback-journal mode belongs to another file.
+
+    Judged only on a header read for this claim: while a connection of this process holds
+    the file, the -wal beside it is the one that connection uses (a new file switched to WAL
+    after its header was read), and the file was judged when it was first claimed."""
+    if not claimed.fresh:
+        return
+    header = claimed.data
     wal = path.with_name(path.name + "-wal")
     try:
         wal_bytes = wal.stat().st_size
     except OSError:
         return
-    header = _header(path)
     if wal_bytes <= _WAL_HEADER_BYTES or len(header) <= _READ_VERSION:
         return
     if header[_WRITE_VERSION] == header[_READ_VERSION] == _ROLLBACK_JOURNAL:
@@ -53,11 +59,3 @@ def refuse_foreign_wal(path: Path) -> None:
             f"file's changes into it. Nothing was changed. Stop the browser and any laika "
             f"command, move the -wal aside (mv '{wal}' '{wal}.old'; rm -f '{shm}'), and retry."
         )
-
-
-def _header(path: Path) -> bytes:
-    try:
-        with path.open("rb") as file:
-            return file.read(_READ_VERSION + 1)
-    except OSError:  # SQLite opened it: what it cannot read is reported by the reads
-        return b""

@@ -22,6 +22,7 @@ from ._db import Database
 from .errors import InvalidInputError, NotFoundError, StoreError
 from .file_check import check_file
 from .header import refuse_foreign_wal
+from .held_files import claim
 from .sqlite_errors import SQLITE_FAILURES, storage_error
 
 MAX_PROBLEMS = 20  # quick_check / integrity_check stop after this many
@@ -135,7 +136,6 @@ def backup_database(source: Path, target: Path, *, force: bool = False) -> Backu
 def _refuse_bad_target(source: Path, target: Path, force: bool) -> None:
     if not source.is_file():
         raise NotFoundError(f"there is no database at {source} yet: nothing to back up")
-    refuse_foreign_wal(source)  # a copy would mix the two
     if not target.parent.is_dir():
         raise InvalidInputError(f"cannot write {target}: {target.parent} is not a directory")
     if target.exists() and target.samefile(source):
@@ -165,15 +165,24 @@ def _copy(source: Path, partial: Path) -> None:
 
 @contextlib.contextmanager
 def _sqlite(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
+    """A connection counted in `held_files`; the live file's -wal is judged first (a copy
+    would mix a foreign one into it)."""
     uri = f"file:{quote(str(path.absolute()))}" + ("?mode=ro" if read_only else "")
+    file_claim = claim(path)
     try:
-        connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
-    except SQLITE_FAILURES as error:
-        raise (storage_error(error, path) or error) from error
-    try:
-        yield connection
+        if read_only:
+            refuse_foreign_wal(path, file_claim.header)
+        try:
+            connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
+        except SQLITE_FAILURES as error:
+            raise (storage_error(error, path) or error) from error
+        file_claim.settle()
+        try:
+            yield connection
+        finally:
+            connection.close()
     finally:
-        connection.close()
+        file_claim.release()
 
 
 def _place(partial: Path, target: Path, force: bool) -> None:
