@@ -202,7 +202,7 @@ def tiny_tmpfs(path: Path, size: str = "2m") -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(path)], check=False)
 
 
-def _fill(directory: Path) -> Path:
+def fill_disk(directory: Path) -> Path:
     """Fill the filesystem to the last byte with one file."""
     filler = directory / "filler"
     with contextlib.suppress(OSError), filler.open("wb", buffering=0) as out:
@@ -219,7 +219,7 @@ def test_the_host_answers_storage_full_on_a_full_disk_and_keeps_serving(tmp_path
         try:
             first = client.call("sources.save_page", {"url": "https://t.test/a", "html": ARTICLE})
             assert first["ok"], first
-            filler = _fill(home)
+            filler = fill_disk(home)
             big = ARTICLE.replace("Sailors", "Sailors " + "read the tide tables. " * 20_000)
             full = client.call("sources.save_page", {"url": "https://t.test/b", "html": big})
             assert full["error"]["code"] == "storage_full", full

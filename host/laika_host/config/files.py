@@ -9,16 +9,35 @@ the git history has the same order as `version`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import NoSpaceError
 from ..paths import data_dir, ensure_private_dir
+
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 
 CONFIG_DIR = "config"
 REGISTRY_FILE = "registry.json"
 LOCK_FILE = ".registry.lock"
+
+
+class SettingsFullError(NoSpaceError):
+    """The disk holding the settings is full."""
+
+
+def full_disk(error: BaseException, path: Path) -> SettingsFullError | None:
+    """The error a full disk (or quota) gave while writing `path`, said plainly; None for
+    any other error."""
+    if not isinstance(error, OSError) or error.errno not in _FULL:
+        return None
+    return SettingsFullError(
+        f"cannot write {path}: the disk is full ({error.strerror}). Free some space on that "
+        "disk and retry; nothing saved before is lost."
+    )
 
 
 def config_dir() -> Path:
@@ -31,17 +50,20 @@ def registry_path(directory: Path | None = None) -> Path:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Temp file in the same directory, fsync, rename over `path`, fsync of the directory."""
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise full_disk(error, path) or error from None
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-        raise
+        raise full_disk(error, path) or error from None
     _fsync_directory(path.parent)
 
 

@@ -9,6 +9,7 @@ The result is an ordinary repository: `git -C <data dir>/config log` reads it.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +20,16 @@ from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
 from ..errors import LaikaError, MissingError, UnreadableError
-from .files import LOCK_FILE, REGISTRY_FILE
+from .files import LOCK_FILE, REGISTRY_FILE, full_disk
 
 IDENTITY = b"Laika <laika@localhost>"
 MAX_LOG = 100_000
+INTERRUPTED = (
+    "laika: recorded a change whose commit was interrupted\n\n"
+    "The process making it stopped after writing the settings and before committing them."
+)
+
+_log = logging.getLogger("laika.config")
 
 
 class CommitNotFoundError(MissingError):
@@ -49,6 +56,8 @@ def _usable(function: Callable[_P, _T]) -> Callable[_P, _T]:
             raise
         except Exception as error:  # dulwich has no common base for a damaged repository
             directory = args[0] if args else kwargs.get("directory")
+            if full := full_disk(error, Path(f"{directory}/.git")):
+                raise full from None
             raise HistoryError(
                 f"the settings history {directory}/.git cannot be used "
                 f"({type(error).__name__}: {str(error)[:200]}): move it aside "
@@ -83,13 +92,36 @@ def _repo(directory: Path) -> Repo:
 @_usable
 def ready(directory: Path) -> None:
     """Open (or create) the repository, so a damaged one stops a change before it is
-    written rather than after (a registry changed without its commit)."""
+    written rather than after (a registry changed without its commit). The caller holds the
+    registry's lock, so what a writer killed mid-change left is finished here: git's lock
+    files (only Laika writes this repository, and only under that lock, so they are stale)
+    and a registry file written without its commit, recorded now as its own commit."""
+    _remove_stale_locks(directory / ".git")
     with _repo(directory) as repo:
         try:
             head = repo.head()
         except KeyError:  # no commit yet
             return
-        repo[head]  # raises when the objects are gone
+        committed = _blob(repo, repo[head])  # raises when the objects are gone
+    try:
+        current = (directory / REGISTRY_FILE).read_bytes()
+    except FileNotFoundError:
+        return
+    if current != committed:
+        _log.warning("settings: recording a change whose commit was interrupted")
+        commit(directory, INTERRUPTED)
+
+
+def _remove_stale_locks(git: Path) -> None:
+    """dulwich writes every file of the repository (index, refs, each object) through a
+    `<name>.lock` it renames into place; one still there means the writer died before the
+    rename, and every later commit that needs the same file would fail on it."""
+    if not git.is_dir():
+        return
+    for lock in git.rglob("*.lock"):
+        if lock.is_file():
+            _log.warning("settings: removing %s, left by a change that was stopped", lock.name)
+            lock.unlink(missing_ok=True)
 
 
 @_usable
