@@ -62,6 +62,10 @@ def test_a_rule_of_nine_collection_creates_stays_within_the_budget() -> None:
     assert f"{len(waiting)} of them wait for your approval" in warning[0]
     assert "laika rules delete ID" in warning[0]
     assert "laika approvals list" in warning[0]
+    # and the depth limit is warned of once, the other runs it stopped counted in the report
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("laika: warning:")]
+    assert len(warnings) == 2, done.stderr
+    assert "more runs stopped at the depth limit, as warned above: 'fan'" in warning[0]
 
     # what waits is the user's to run: approving one runs it (a new operation, a new budget)
     pending = json.loads(run_laika("approvals", "list", "--json").stdout)

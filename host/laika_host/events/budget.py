@@ -44,7 +44,14 @@ class Budget:
     """Actions proposed past it (each waits for approval, or the gate denied it)."""
     cut: dict[str, int] = field(default_factory=dict)
     """Rule id -> its actions not run because the budget was spent (asked or skipped)."""
+    deep: dict[str, int] = field(default_factory=dict)
+    """Rule id -> its runs not made at the depth limit (the first is warned of at once)."""
     closed: bool = False
+
+    def too_deep(self, rule_id: str) -> bool:
+        """Count a run of `rule_id` stopped at the depth limit; True the first time."""
+        self.deep[rule_id] = self.deep.get(rule_id, 0) + 1
+        return self.deep[rule_id] == 1
 
     def take(self) -> bool:
         """Spend one action; False when the budget is gone."""
@@ -74,8 +81,11 @@ class Budget:
 
     def report(self) -> str | None:
         """The warning for the user when rules were cut (None when nothing was)."""
+        repeated = {rule: count - 1 for rule, count in self.deep.items() if count > 1}
+        deep = ", ".join(f"{rule!r} {count} more" for rule, count in sorted(repeated.items()))
+        deep = f"more runs stopped at the depth limit, as warned above: {deep}" if deep else ""
         if not self.cut:
-            return None
+            return f"event rules: {deep}" if deep else None
         ranked = sorted(self.cut.items(), key=lambda item: (-item[1], item[0]))
         named = [f"{rule_id!r} ({count} not run)" for rule_id, count in ranked[:SHOWN_RULES]]
         if len(ranked) > SHOWN_RULES:
@@ -91,7 +101,7 @@ class Budget:
             f"off: rules {', '.join(named)}{waiting}. A rule with many actions, or rules that "
             "set each other off, multiply: see them with `laika rules list`, test one with "
             "`laika rules test ID`, and remove one with `laika rules delete ID` (add it back "
-            "with fewer actions)"
+            f"with fewer actions){'; ' + deep if deep else ''}"
         )
 
 

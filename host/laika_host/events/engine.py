@@ -85,7 +85,8 @@ def matches(rule: EventRule, event: Event) -> bool:
 
 async def run_rules(store: Store, event: Event, rules: Sequence[EventRule]) -> list[RuleRun]:
     """Run every enabled rule matching `event`, in order; past the depth limit none runs
-    and the reason is logged naming the rule and the chain that led there."""
+    and the reason is logged naming the rule and the chain that led there (a warning the
+    first time in an operation, then counted in the operation's report)."""
     runs = []
     with operation() as budget:
         for rule in rules:
@@ -93,7 +94,7 @@ async def run_rules(store: Store, event: Event, rules: Sequence[EventRule]) -> l
                 continue
             if event.depth >= MAX_DEPTH:
                 reason = depth_reason(rule, event)
-                log.warning(reason)
+                log.log(logging.WARNING if budget.too_deep(rule.id) else logging.INFO, reason)
                 runs.append(RuleRun(rule.id, True, [], skipped=reason))
                 continue
             runs.append(await run_rule(store, rule, event, budget))
