@@ -31,7 +31,7 @@ from ._values import generated, two_classes
 
 _TOKEN = re.compile(r"[:=\uff1a\uff1d]+|[^\s:=\uff1a\uff1d]+")
 _EDGES = "\"'`()[]{}<>,;.!?*~\u201c\u201d\u2018\u2019"
-_CLAUSE_END = (".", ";", "?", "!", "\n")
+_CLAUSE_END = (".", ";", "?", "!")
 LINKS = frozenset({"is", "are", "was", "were", "equals", "reads", "becomes", "'s"})
 _OPERATOR_CHARS = frozenset(":=\uff1a\uff1d")
 SOFT_LINKS = frozenset({"to", "as"})
