@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from laika_host.native.transport.socket_server import prepare_socket_path
+from laika_host.native.transport.socket_server import prepare_socket_path, serving_lock
 
 from native_client import HEADER, frame
 
@@ -87,6 +88,56 @@ def test_a_second_server_on_the_same_path_is_refused(
     _, err = second.communicate(timeout=15)
     assert second.returncode == 1
     assert b"already serves" in err
+    _ping(path)  # the first one still serves, its socket untouched
+
+
+def _ping(path: Path) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(path))
+        conn.sendall(frame({"id": 1, "type": "host.ping"}))
+        assert _recv(conn)["ok"] is True
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_stops_the_server_and_removes_its_socket(tmp_path: Path, stop: int) -> None:
+    """`laika serve` left laika.sock behind after SIGTERM (the default action killed it
+    before any cleanup ran)."""
+    path = tmp_path / "run" / "laika.sock"
+    process = _serve(path, tmp_path)
+    _wait_for(path, process)
+    _ping(path)
+    process.send_signal(stop)
+    _, err = process.communicate(timeout=15)
+    assert process.returncode == 0, err
+    assert not path.exists()
+    assert not path.is_symlink()
+    restarted = _serve(path, tmp_path)  # and the path serves again at once
+    _wait_for(path, restarted)
+    _ping(path)
+    restarted.terminate()
+    restarted.communicate(timeout=15)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_socket_that_is_no_longer_ours_is_never_removed(tmp_path: Path, stop: int) -> None:
+    """Someone removed our socket and another server listens at the path now: stopping
+    leaves theirs alone."""
+    path = tmp_path / "run" / "laika.sock"
+    process = _serve(path, tmp_path)
+    _wait_for(path, process)
+    path.unlink()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as theirs:
+        theirs.bind(str(path))
+        theirs.listen()
+        inode = path.stat().st_ino
+        process.send_signal(stop)
+        _, err = process.communicate(timeout=15)
+        assert process.returncode == 0, err
+        assert path.is_socket()
+        assert path.stat().st_ino == inode
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(str(path))  # still theirs, still live
 
 
 def test_a_stale_socket_is_replaced_and_a_regular_file_is_not(tmp_path: Path) -> None:
@@ -101,3 +152,16 @@ def test_a_stale_socket_is_replaced_and_a_regular_file_is_not(tmp_path: Path) ->
     with pytest.raises(FileExistsError, match="is not a socket"):
         prepare_socket_path(regular)
     assert regular.read_text() == "mine"
+
+
+def test_one_server_per_path_even_before_its_socket_exists(tmp_path: Path) -> None:
+    """Two servers starting at once on a stale socket: the lock lets one through, so the
+    other can never remove the socket the first has just bound."""
+    path = tmp_path / "run" / "laika.sock"
+    first = serving_lock(path)
+    first.__enter__()
+    with pytest.raises(FileExistsError, match="already serves"), serving_lock(path):
+        pass
+    first.__exit__(None, None, None)
+    with serving_lock(path):  # released on exit
+        pass

@@ -54,6 +54,10 @@ def main(context: click.Context) -> None:
     with verified citations, and speaks LLMCP v1 with local or cloud models.
     """
     if context.invoked_subcommand not in SELF_LOGGING:
+        from ..events.budget import operation
         from ._logging import configure_cli_logging
 
         configure_cli_logging()
+        # one command is one user operation: its event rules share one action budget
+        # (the host and the socket server open one per request instead)
+        context.with_resource(operation())

@@ -16,7 +16,9 @@ from ._store import json_option, table
 def config() -> None:
     """Settings (config/registry.json in the data directory; every change is a git commit).
 
-    Keys are never stored: only the names of the environment variables holding them.
+    Secrets are never stored: only the names of the environment variables holding keys; a
+    value or name that holds a key or password, or says it does ("my password is ..."), is
+    refused.
     """
 
 

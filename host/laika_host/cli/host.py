@@ -38,20 +38,21 @@ def serve(socket_path: Path | None) -> None:
     """Serve the host's messages on a Unix domain socket (for the Safari relay).
 
     Same frames and message types as `laika host`. The socket is created mode 0600 and
-    connections from other users are refused. Stop with Ctrl-C.
+    connections from other users are refused; one server per path (a lock file beside it).
+    Stop with Ctrl-C, SIGTERM or SIGHUP: the socket file is removed (only the one this
+    server made; a leftover from a killed server is replaced at the next start).
     """
-    import asyncio
     import contextlib
 
     from ..native.transport.logsetup import configure_logging
-    from ..native.transport.socket_server import serve_socket
+    from ..native.transport.socket_server import run_socket_server
     from ..paths import data_dir
 
     configure_logging("serve.log")
     path = socket_path or data_dir() / "laika.sock"
     echo(f"serving on {path} (Ctrl-C to stop)", err=True)
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve_socket(path))
+        with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C before the handlers are set
+            run_socket_server(path)
     except FileExistsError as exc:
         raise click.ClickException(str(exc)) from None

@@ -23,7 +23,10 @@ SHOWN_WIDTH = 60
 @click.group()
 def rules() -> None:
     """Event rules: when something happens (a page captured, an artifact completed, ...) and
-    the conditions hold, run tools through the Policy Gate. Deterministic: no model runs."""
+    the conditions hold, run tools through the Policy Gate. Deterministic: no model runs.
+
+    One command sets off at most 50 rule actions in all (chains stop at depth 3); past
+    that, rule actions wait in `laika approvals` and a warning names the rules cut."""
 
 
 @rules.command("list")

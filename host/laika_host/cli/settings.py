@@ -54,9 +54,12 @@ def settings(text: str, provider_id: str | None, yes: bool, as_json: bool) -> No
     A model (or, offline, a small built-in matcher) picks one settings tool; anything no
     tool does (turning off the Policy Gate, deleting data) is declined with the list of what
     can be changed. The change goes through the Policy Gate: a terminal asks y/N, --yes
-    approves, and otherwise it stays pending (`laika approvals approve ID` applies it).
+    approves, and otherwise it stays pending (`laika approvals approve ID` applies it). A
+    request that holds or says a secret ("remember my password is ...") is refused before
+    anything reads it: Laika never stores secrets in settings.
 
-    Exit status: 0 applied (or shown), 1 failed, 3 pending, 4 denied, 5 declined.
+    Exit status: 0 applied (or shown), 1 failed, 2 refused (a secret, or a usage error),
+    3 pending, 4 denied, 5 declined.
     """
     from ..service.models import ProviderChoice
     from ..service.settings import ask

@@ -6,6 +6,10 @@ Deterministic: conditions in code (`conditions`), parameters by substitution
 (`policy_rules`: writes allow, the browser and sharing ask). A rule stops at its first
 action that did not run (pending approval, denied, failed): the next ones may depend on it.
 `dry_run` is the same path up to the gate's decision, running nothing (`laika rules test`).
+
+Two bounds: the depth of a chain (`MAX_DEPTH`), and the actions one user operation's rules
+may run in all (`budget`): past it, each matching rule's next action waits for approval and
+the rule stops there; past as many approvals, rules are skipped; one warning names them.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ..tools.policy import Decision, GateContext, Proposal
 from ..tools.policy import decide as gate_decide
 from ..tools.policy_file import load_user_rules
 from ..tools.registry import ExecuteOptions, validate
+from .budget import Budget, operation
 from .conditions import holds
 from .event import MAX_DEPTH, Event, running
 from .substitute import substitute
@@ -62,7 +67,8 @@ class RuleRun:
     matched: bool
     actions: list[ActionRun]
     skipped: str | None = None
-    """Why the rule did not run although it matched (the depth limit)."""
+    """Why the rule did not run (all its actions) although it matched: the depth limit, or
+    the operation's action budget spent."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,17 +85,19 @@ def matches(rule: EventRule, event: Event) -> bool:
 
 async def run_rules(store: Store, event: Event, rules: Sequence[EventRule]) -> list[RuleRun]:
     """Run every enabled rule matching `event`, in order; past the depth limit none runs
-    and the reason is logged naming the rule and the chain that led there."""
+    and the reason is logged naming the rule and the chain that led there (a warning the
+    first time in an operation, then counted in the operation's report)."""
     runs = []
-    for rule in rules:
-        if not rule.enabled or not matches(rule, event):
-            continue
-        if event.depth >= MAX_DEPTH:
-            reason = depth_reason(rule, event)
-            log.warning(reason)
-            runs.append(RuleRun(rule.id, True, [], skipped=reason))
-            continue
-        runs.append(await run_rule(store, rule, event))
+    with operation() as budget:
+        for rule in rules:
+            if not rule.enabled or not matches(rule, event):
+                continue
+            if event.depth >= MAX_DEPTH:
+                reason = depth_reason(rule, event)
+                log.log(logging.WARNING if budget.too_deep(rule.id) else logging.INFO, reason)
+                runs.append(RuleRun(rule.id, True, [], skipped=reason))
+                continue
+            runs.append(await run_rule(store, rule, event, budget))
     return runs
 
 
@@ -102,13 +110,20 @@ def depth_reason(rule: EventRule, event: Event) -> str:
     )
 
 
-async def run_rule(store: Store, rule: EventRule, event: Event) -> RuleRun:
-    """Propose each action in turn (origin `rule`); events its actions emit carry the
-    chain one rule longer."""
+async def run_rule(store: Store, rule: EventRule, event: Event, budget: Budget) -> RuleRun:
+    """Propose each action in turn (origin `rule`), each spending one of the operation's
+    `budget`; events its actions emit carry the chain one rule longer. Past the budget the
+    next action goes to the gate as an approval, or, past as many, the rule stops unrun."""
     actions: list[ActionRun] = []
     with running((*event.chain, rule.id)):
-        for action in rule.actions:
-            done = await _run_action(store, action.tool, action.params, event)
+        for index, action in enumerate(rule.actions):
+            over = not budget.take()
+            if over:
+                asked = budget.may_ask()
+                budget.cut_rule(rule.id, len(rule.actions) - index, asked=asked, trigger=event.name)
+                if not asked:
+                    return RuleRun(rule.id, True, actions, skipped=budget_reason(rule, budget))
+            done = await _run_action(store, action.tool, action.params, event, over)
             actions.append(done)
             _log(rule, event, done)
             if done.status != "executed":
@@ -116,13 +131,22 @@ async def run_rule(store: Store, rule: EventRule, event: Event) -> RuleRun:
     return RuleRun(rule.id, True, actions)
 
 
-async def _run_action(store: Store, tool: str, params: Any, event: Event) -> ActionRun:
+def budget_reason(rule: EventRule, budget: Budget) -> str:
+    return (
+        f"event rule {rule.id!r} stopped: this operation's rules ran their {budget.limit} "
+        f"actions and {budget.asked} more wait for approval"
+    )
+
+
+async def _run_action(
+    store: Store, tool: str, params: Any, event: Event, over_budget: bool = False
+) -> ActionRun:
     try:
         arguments = substitute(params, event.payload)
         outcome = await gate.propose(
             store,
             Proposal(name=tool, arguments=arguments),
-            context(event),
+            context(event, over_budget=over_budget),
             options=ExecuteOptions(collection=_collection(event), who="rule"),
         )
     except LaikaError as error:
@@ -132,10 +156,11 @@ async def _run_action(store: Store, tool: str, params: Any, event: Event) -> Act
     return ActionRun(tool, arguments, call.status, decision, call.id, outcome.error)
 
 
-def context(event: Event) -> GateContext:
+def context(event: Event, *, over_budget: bool = False) -> GateContext:
     """The gate's view of a rule's action: the user's own rule, so no untrusted context
-    (the event's values are data copied into arguments the rule fixed)."""
-    return GateContext(origin="rule", collection=_collection(event))
+    (the event's values are data copied into arguments the rule fixed); past the
+    operation's action budget, nothing is allowed without the user."""
+    return GateContext(origin="rule", collection=_collection(event), over_budget=over_budget)
 
 
 def _collection(event: Event) -> str | None:

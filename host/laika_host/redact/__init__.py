@@ -11,6 +11,10 @@ model) must not reach the database, a log or a model. Three entry points:
 - `redact_value`: parsed JSON: secret-named keys lose their value, URLs and text as above.
 - `redact_prefix`: text cut to a bound (an error message, a logged line), redacted before
   the cut: a key cut in two matches no rule, so cutting first would keep its head.
+- `holds_secret` / `says_secret`: for what Laika would keep as a setting (a preference, an
+  event rule, a sentence asking to change settings), which is refused rather than rewritten:
+  a value or name the rules above would hide, or text saying it holds a secret in words
+  (`_plain`: "my wifi passphrase is hunter2hunter2").
 
 Every rule runs in linear time: patterns are anchored by a literal or a boundary, their
 quantifiers are bounded or never nested, scans remember where a run or line ends, and cheap
@@ -23,6 +27,7 @@ from typing import Any
 
 from ._extra import pinned
 from ._names import MAX_NAME, Strength, is_secret_name, name_strength, name_words
+from ._plain import says_secret as _says_secret
 from ._spans import REDACTED
 from ._text import MAX_PASSES, redact_decoded, redact_text
 from ._urls import clean_url, drop_secret_params
@@ -32,6 +37,7 @@ __all__ = [
     "MAX_NAME",
     "REDACTED",
     "drop_secret_params",
+    "holds_secret",
     "is_secret_name",
     "name_words",
     "redact_prefix",
@@ -39,6 +45,7 @@ __all__ = [
     "redact_text",
     "redact_url",
     "redact_value",
+    "says_secret",
 ]
 
 
@@ -101,3 +108,31 @@ def redact_string(value: str) -> str:
     if "://" in head or head.startswith(("mailto:", "javascript:", "data:")):
         return redact_url(value)
     return redact_text(value)
+
+
+@pinned
+def says_secret(text: str) -> bool:
+    """Whether `text` holds a secret the text rules would hide, or says in words that it
+    holds one ("remember my wifi passphrase is hunter2hunter2", "set my pin to 4821")."""
+    return redact_text(text) != text or _says_secret(text)
+
+
+@pinned
+def holds_secret(name: str, value: Any) -> bool:
+    """Whether a setting called `name` (a dotted path's last part) holding `value` would keep
+    a secret: a value `redact_value` would change, or a name, an object key or a text inside
+    it that holds or says one (`says_secret`)."""
+    if redact_value({name: value}) != {name: value}:
+        return True
+    pending: list[Any] = [name, value]
+    while pending:  # the registry bounds a value's depth before anything walks it
+        item = pending.pop()
+        if isinstance(item, str):
+            if says_secret(item):
+                return True
+        elif isinstance(item, dict):
+            pending += [str(key) for key in item]
+            pending += item.values()
+        elif isinstance(item, list | tuple):
+            pending += item
+    return False

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
+from ..config.secrets import WHERE_SECRETS_GO
 from ..llm.config import ProviderConfig, load_providers
-from ..redact import redact_value
+from ..redact import redact_value, says_secret
 from ..settings.catalog import SETTINGS_TOOLS
 from ..settings.intent import MAX_TEXT, Decline, ProviderFacts, match
 from ..store import InvalidInputError
@@ -95,13 +96,20 @@ class SettingsReply:
 
 
 def check_text(text: str) -> str:
-    """The request, or InvalidInputError naming the bound (empty or too long)."""
+    """The request, or InvalidInputError naming the bound (empty or too long) or saying
+    that it holds a secret: such a request is refused before any matcher or model reads it,
+    and before anything records it (the message never repeats it)."""
     stripped = text.strip()
     if not stripped:
         raise InvalidInputError("say which setting to change, e.g. `use dark mode`")
     if len(stripped) > MAX_TEXT:
         raise InvalidInputError(
             f"the request has {len(stripped):,} characters; say it in at most {MAX_TEXT:,}"
+        )
+    if says_secret(stripped):
+        raise InvalidInputError(
+            "that looks like a password or a key, and Laika never stores secrets in settings "
+            f"(they are kept in a file and its history): {WHERE_SECRETS_GO}"
         )
     return stripped
 

@@ -12,7 +12,8 @@ remembered approval and the shipped defaults are read by the same matcher. Order
 
 Whatever decided, a proposal made while untrusted content (a page) is in the turn's context,
 or on a page's behalf, never runs without the user: an `allow` becomes `ask`, and the reason
-names the rule that allowed it.
+names the rule that allowed it. So does an event rule's action past its operation's action
+budget (`GateContext.over_budget`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+BUDGET_MARK = "the event rules of this operation have run their action budget"
 Verdict = Literal["allow", "ask", "deny"]
 Origin = Literal["user", "page", "model", "rule"]
 """Who asked: the user's own words, content of a page, the model on its own, or one of the
@@ -56,6 +58,9 @@ class GateContext(_Data):
     """Handle id -> what the field holds, from the extension's latest observation."""
     integrations: frozenset[str] = frozenset()
     """Integrations the user configured (none exist yet)."""
+    over_budget: bool = False
+    """An event rule's action past its operation's action budget (`events.budget`): an
+    `allow` becomes `ask`."""
 
 
 class Condition(_Data):
@@ -128,6 +133,12 @@ def _with_override(rule: Rule, context: GateContext) -> Decision:
             "turn's context, so the user decides"
         )
         return Decision(decision="ask", rule_id=rule.id, reason=why, forced_ask=True)
+    if rule.decision == "allow" and context.over_budget:
+        why = (
+            f"rule {rule.id} allows it ({reason}), but {BUDGET_MARK} (the actions one "
+            "operation may set off), so you decide"
+        )
+        return Decision(decision="ask", rule_id=rule.id, reason=why)
     return Decision(decision=rule.decision, rule_id=rule.id, reason=reason)
 
 

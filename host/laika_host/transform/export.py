@@ -4,8 +4,8 @@ Pure functions over an `ExportInput` (the artifact as `get_artifact` shows it, p
 store knows about its collection and sources), one per format, so each is testable alone.
 Every string in an artifact came from a page or a model: each format escapes it its own way
 (YAML double-quoted scalars with every non-printable escaped; CSV cells that a spreadsheet
-would run as a formula are neutralised; HTML goes through the project's safe renderer and the
-footnotes are built from escaped text and http(s) links only).
+splitting on `,`, `;` or tab would run as a formula are neutralised; HTML goes through the
+project's safe renderer and the footnotes are built from escaped text and http(s) links only).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -34,6 +35,9 @@ TABLE_TYPES = frozenset(
 """Types whose items are rows of a table (CSV export)."""
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """A cell starting with one of these runs as a formula in a spreadsheet (CSV injection)."""
+FIELD_BREAKS = frozenset(",;\t\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+"""Where a spreadsheet may start a field: after a separator it may split on (`,`, `;`, tab:
+ours is `,`, a `;` locale's or a paste's is not) or a line break (a reader that ignores quotes)."""
 
 
 class NotATableError(RefusedError):
@@ -184,8 +188,38 @@ def to_json(source: ExportInput) -> str:
 
 
 def neutralise(cell: str) -> str:
-    """A cell a spreadsheet shows as text: one that would start a formula gets a `'`."""
-    return "'" + cell if cell.startswith(FORMULA_START) else cell
+    """A cell no spreadsheet evaluates, whichever of `,`, `;` or tab it splits lines on.
+
+    A reader may start a field at the cell's start or after any separator or line break in
+    it (quoting helps only a reader that splits where the writer did). Wherever such a
+    field, past whitespace, quotes and invisible characters (a byte-order mark, a zero-width
+    space), begins with a formula trigger (`=`, `+`, `-`, `@` or a full-width or small form of
+    one, U+FF1D, U+FE62, ...), a `'` goes before the trigger: every reader shows the field as text
+    and the user reads their words with one mark. A cell starting with tab or CR also gets a
+    leading `'`. Idempotent, linear."""
+    out = ["'"] if cell.startswith(("\t", "\r")) else []
+    armed = True  # a field may start here
+    for char in cell:
+        if armed and _formula_trigger(char):
+            out.append("'")
+            armed = False
+        elif char in FIELD_BREAKS:
+            armed = True
+        elif armed and not _skipped_before_a_field(char):
+            armed = False
+        out.append(char)
+    return "".join(out)
+
+
+def _formula_trigger(char: str) -> bool:
+    if char.isascii():
+        return char in "=+-@"
+    return unicodedata.normalize("NFKC", char)[:1] in ("=", "+", "-", "@")
+
+
+def _skipped_before_a_field(char: str) -> bool:
+    """Whitespace, quotes and characters a reader may drop before looking at a field."""
+    return char == '"' or char.isspace() or unicodedata.category(char) in ("Cc", "Cf")
 
 
 def tables(source: ExportInput) -> list[Table]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...errors import LaikaError
+from ...events.budget import operation
 from ..errors import ErrorCode, HostError, host_error
 from .envelope import (
     InvalidRequestError,
@@ -253,7 +254,8 @@ class Session:
             payload = route.parse_payload(request.payload)
             handler = route.handler_function()
             await self._room_for_reply(route)
-            result = await handler(payload, RequestContext(request.id, request.type, self))
+            with operation():  # one request is one user operation (its rules' action budget)
+                result = await handler(payload, RequestContext(request.id, request.type, self))
             await self._room_for_reply(route)
             reply = ok_reply(request.id, _to_json(result))
         except LaikaError as error:  # the one mapping: laika_host.errors
