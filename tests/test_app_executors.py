@@ -1,6 +1,7 @@
 """The library tools through the gate on a real store, as a user's call (so writes are
 approved first): they do what `laika search`, `collections` and `sources` do, a page is
-fetched from a real loopback server, and a refused call changes nothing."""
+fetched from a real loopback server (playing a public site: `public_loopback`), a refused
+call changes nothing, and no tool fetches from the user's machine or network."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from laika_host.demo.pages import PAGES
 from laika_host.store import Store, open_store
 from laika_host.tools import gate
 from laika_host.tools.policy import GateContext, Proposal
 
-from html_server import serve
+from html_server import serve, serve_at
+from public_loopback import loopback_is_public  # noqa: F401 (a fixture)
 
 T = TypeVar("T")
 USER = GateContext(origin="user")
@@ -36,6 +40,7 @@ async def run(store: Store, name: str, arguments: dict[str, Any]) -> gate.CallOu
     return outcome
 
 
+@pytest.mark.usefixtures("loopback_is_public")
 def test_collections_sources_and_search(tmp_path: Path) -> None:
     page = PAGES[0]
 
@@ -127,3 +132,54 @@ def test_untrusted_context_makes_a_read_wait_and_the_session_keeps_its_arguments
         )
 
     on_store(tmp_path / "laika.db", work)
+
+
+INSIDE_URLS = [
+    "http://127.0.0.1:{port}/a",
+    "http://0x7f000001:{port}/a",
+    "http://2130706433:{port}/a",
+    "http://0177.0.0.1:{port}/a",
+    "http://127.1:{port}/a",
+    "http://[::1]:{port}/a",
+    "http://[::ffff:127.0.0.1]:{port}/a",
+    "http://localhost:{port}/a",
+]
+
+
+@pytest.mark.parametrize("template", INSIDE_URLS)
+def test_no_tool_fetches_from_the_users_machine_even_when_the_user_allows_it(
+    tmp_path: Path, template: str
+) -> None:
+    """`source.capture`, `collection.add_sources` (a URL) and `source.refresh` run for a
+    model (or a rule): an address on the user's machine is refused whatever the setting
+    says, and the server there sees no request (issue #24)."""
+    from laika_host.config import registry
+    from laika_host.service import sources
+
+    registry.mutate({"capture.allow_private_addresses": True}, who="cli", tool="config.set")
+    with serve_at(lambda _path: PAGES[0].html) as inside:
+        url = template.format(port=inside.port)
+
+        async def work(store: Store) -> None:
+            await run(store, "collection.create", {"title": "Reading"})
+            captured = await run(store, "source.capture", {"collectionId": "Reading", "url": url})
+            assert captured.call.status == "failed"
+            assert "which Laika never fetches for a model" in (captured.error or "")
+            assert "--allow-private-address" in (captured.error or "")
+            spec = {"type": "url", "url": url}
+            added = await run(
+                store, "collection.add_sources", {"collectionId": "Reading", "sources": [spec]}
+            )
+            assert added.call.status == "failed"
+            assert "never fetches for a model" in (added.error or "")
+            assert await store.sources.list("Reading") == []
+            # the user's own source at that address (queued with their allowance)
+            mine = await sources.add_url(store, url, collection="Reading", allow_private=True)
+            refreshed = await run(store, "source.refresh", {"sourceId": mine.source.id})
+            job = refreshed.result["job"]
+            assert job["status"] == "failed"
+            assert "never fetches for a model" in job["last_error"]
+            assert not await store.sources.private_fetch_allowed(mine.source.id)  # used up
+
+        on_store(tmp_path / "laika.db", work)
+    assert inside.paths == []

@@ -218,21 +218,25 @@ def test_a_url_serving_a_pdf_is_captured_by_type_or_by_its_header(tmp_path: Path
         "/download": (REPORT, "application/octet-stream"),
         "/image.png": (b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000, "image/png"),
     }
+    local = "--allow-private-address"  # the server is on this machine
     with serve(served.get) as base:
         for path in ("/typed.pdf", "/download"):
-            done = run_laika("capture", base + path, "--dry-run", "--json")
+            done = run_laika("capture", base + path, "--dry-run", "--json", local)
             assert done.returncode == 0, done.stderr
             assert json.loads(done.stdout)["title"] == "Harbour tides 2024"
-        refused = run_laika("capture", base + "/image.png")
+        refused = run_laika("capture", base + "/image.png", local)
         assert refused.returncode == 2
         assert "neither an HTML page nor a PDF" in refused.stderr
 
 
 @pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_add_url_and_a_job_capture_a_pdf_through_the_host(tmp_path: Path) -> None:
-    """The extension on a tab showing a PDF sends its URL; the host fetches and captures it."""
+    """The extension on a tab showing a PDF sends its URL; the host fetches and captures it
+    (from this machine: the user set `capture.allow_private_addresses`)."""
     from native_client import Client, HostProcess
+    from public_loopback import allow_private_addresses
 
+    allow_private_addresses(tmp_path)
     with serve({"/r.pdf": (REPORT, "application/pdf")}.get) as base:
         host = HostProcess(tmp_path)
         client = Client(host)

@@ -12,6 +12,7 @@ from laika_host.native.handlers.routes import default_router
 
 from html_server import serve
 from native_client import ARTICLE, Client, HostProcess
+from public_loopback import allow_private_addresses
 
 
 @pytest.fixture
@@ -22,6 +23,7 @@ def pages() -> Iterator[str]:
 
 @pytest.mark.slow  # > 3 s with the cores busy
 def test_store_types_through_the_host(tmp_path: Path, pages: str) -> None:
+    allow_private_addresses(tmp_path)  # `pages` is on this machine
     host = HostProcess(tmp_path)
     client = Client(host)
     try:

@@ -172,7 +172,13 @@ OUTSIDE = [
     (name, path)
     for name in NAMES
     if not SETTINGS_TOOLS[name].read_only
-    for path in ("policy.rules", "providers.default", "user.preferences.x", "ui.theme")
+    for path in (
+        "policy.rules",
+        "providers.default",
+        "user.preferences.x",
+        "ui.theme",
+        "capture.allow_private_addresses",
+    )
     if not _inside(name, path)
 ]
 
@@ -226,6 +232,43 @@ def test_a_handler_writing_outside_its_acl_is_refused(name: str, outside: str) -
         on_store(lambda store: rogue(None, "model", store))
     assert outside in str(caught.value)
     assert name in str(caught.value)
+    assert registry.document() == before
+
+
+def test_no_settings_tool_can_let_a_model_fetch_private_addresses() -> None:
+    """`capture.allow_private_addresses` is the user's alone (`laika config set`, the panel):
+    no curated tool declares it or a parent of it, so a model's proposal cannot turn it on."""
+    assert [name for name in NAMES if _inside(name, "capture.allow_private_addresses")] == []
+
+
+@pytest.mark.parametrize(
+    ("domain", "said"),
+    [
+        ("127.0.0.1", "a loopback address (127.0.0.1)"),
+        ("127.1", "a loopback address (127.0.0.1)"),
+        ("0x7f.0.0.1", "a loopback address (127.0.0.1)"),
+        ("0177.0.0.1", "a loopback address (127.0.0.1)"),
+        ("2130706433", "a loopback address (127.0.0.1)"),
+        ("localhost", "a name for this machine"),
+        ("admin.localhost", "a name for this machine"),
+        ("10.0.0.1.", "a private address (10.0.0.1)"),
+        ("192.168.1.1", "a private address (192.168.1.1)"),
+        ("169.254.169.254", "a link-local address (169.254.169.254)"),
+        ("100.64.0.1", "a shared (carrier-grade NAT) address"),
+        ("8.8.8.8", "is an address, not a domain"),
+    ],
+)
+def test_allow_domain_refuses_an_address_or_this_machine(domain: str, said: str) -> None:
+    """A model could otherwise allow itself `127.0.0.1` (issue #24): the domain rule takes
+    names only, and says why an address on the user's machine or network never passes."""
+    allow = SETTINGS_TOOLS["policy.allow_domain"]
+    with pytest.raises(ValueError, match="not a domain") as refused:
+        allow.arguments.model_validate({"domain": domain})
+    assert said in str(refused.value)
+    proposal = Proposal(name="policy.allow_domain", arguments={"domain": domain})
+    before = registry.document()
+    outcome = on_store(lambda store: gate.propose(store, proposal, GateContext(origin="model")))
+    assert outcome.call.status == "denied"
     assert registry.document() == before
 
 

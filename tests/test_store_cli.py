@@ -103,15 +103,22 @@ def test_collections_sources_and_search_commands(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # > 3 s with the cores busy
 def test_sources_add_fetches_now_or_records_the_failure(server: str) -> None:
-    added = laika_json("sources", "add", f"{server}/bread")
+    """The server is on this machine: refused, naming the way, until the user allows it."""
+    refused = run_laika("sources", "add", f"{server}/bread")
+    assert refused.returncode == 2
+    assert f"refused to fetch {server}/bread: its host is a loopback address" in refused.stderr
+    assert "--allow-private-address" in refused.stderr
+    assert laika_json("sources", "list")["sources"] == []  # nothing stored or queued
+    local = "--allow-private-address"
+    added = laika_json("sources", "add", f"{server}/bread", local)
     assert added["outcome"] == "new"
     assert added["job"]["status"] == "succeeded"
     assert added["source"]["title"] == "Served bread"
     assert added["source"]["capture_status"] == "captured"
-    failing = laika_json("sources", "add", f"{server}/missing")
+    failing = laika_json("sources", "add", f"{server}/missing", local)
     assert failing["job"]["status"] == "queued"  # retried later, with backoff
     assert "404" in failing["job"]["last_error"]
-    queued = laika_json("sources", "add", f"{server}/later", "--queue-only")
+    queued = laika_json("sources", "add", f"{server}/later", "--queue-only", local)
     assert queued["job"]["status"] == "queued"
     jobs = laika_json("jobs", "list")["jobs"]
     assert sorted(job["status"] for job in jobs) == ["queued", "queued", "succeeded"]

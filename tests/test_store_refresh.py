@@ -26,6 +26,7 @@ from laika_host.store.refresh import BLOCKING_SIGNALS, MIN_TEXT_RATIO
 
 from html_server import serve
 from native_client import Client, HostProcess
+from public_loopback import allow_private_addresses
 from support import run_laika
 
 URL = "https://news.test/story"
@@ -143,6 +144,13 @@ def test_cli_refresh_keeps_the_logged_in_copy_and_versions_recover_the_rest(
     source_id = saved["source"]["id"]
     seen = laika_json("sources", "show", source_id)["markdown"]
 
+    refused = laika_json("sources", "refresh", source_id)  # the site is on this machine
+    assert refused["job"]["status"] == "failed"  # at once: a retry would be refused again
+    assert "is a loopback address (127.0.0.1)" in refused["job"]["last_error"]
+    assert "--allow-private-address" in refused["job"]["last_error"]
+    assert laika_json("sources", "refresh", source_id, "--allow-private-address")["outcome"]
+    allowed = run_laika("config", "set", "capture.allow_private_addresses", "true")
+    assert allowed.returncode == 0, allowed.stderr  # from now on, as the user set it
     kept = laika_json("sources", "refresh", source_id)
     assert kept["outcome"] == "kept"
     assert "paywall_or_login" in kept["reason"]
@@ -186,6 +194,7 @@ def test_host_add_url_on_a_saved_page_keeps_it_and_reports_why(
     tmp_path: Path, logged_out: tuple[str, dict[str, str]]
 ) -> None:
     base, _ = logged_out
+    allow_private_addresses(tmp_path)  # the site is on this machine
     host = HostProcess(tmp_path)
     client = Client(host)
     try:

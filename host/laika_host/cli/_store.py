@@ -20,6 +20,14 @@ collection_option = click.option(
     help="Collection title or id.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+allow_private_option = click.option(
+    "--allow-private-address",
+    "allow_private",
+    is_flag=True,
+    help="Let this fetch reach your own machine or network (localhost, 127.0.0.1, 10.x, "
+    "192.168.x, ...), which Laika otherwise refuses; a redirect from the internet never "
+    "may. Always: the setting capture.allow_private_addresses.",
+)
 
 
 def run_with_store(work: Callable[[Store], Awaitable[T]]) -> T:

@@ -11,7 +11,7 @@ import click
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from ..llm.config import CONTEXT_FORMATS
 from ._output import echo, print_json
-from ._store import json_option, run_with_store
+from ._store import allow_private_option, json_option, run_with_store
 
 if TYPE_CHECKING:
     from ..agent.flows import Answer
@@ -301,6 +301,7 @@ def _print_failure(answer: dict[str, Any]) -> None:
 @max_tokens_option
 @with_provider_options
 @fallback_option
+@allow_private_option
 @json_option
 def summarize(
     source: str,
@@ -313,6 +314,7 @@ def summarize(
     api_key_env: str | None,
     kind: str | None,
     no_fallback: bool,
+    allow_private: bool,
     as_json: bool,
 ) -> None:
     """Capture a page (saved file, `-` or URL), store it, and summarize it with verified
@@ -322,7 +324,7 @@ def summarize(
     from ..service.summarize import summarize_capture
     from .capture import read_page
 
-    capture = read_page(source, page_url)
+    capture = read_page(source, page_url, allow_private=allow_private)
     stream = _Stream.for_output(as_json=as_json)
     options = AskOptions(
         collection=collection,

@@ -11,6 +11,7 @@ import click
 
 from ..defaults import CAPTURE_MAX_CHARS, DEFAULT_COLLECTION
 from ._output import echo, print_json
+from ._store import allow_private_option
 
 if TYPE_CHECKING:
     from ..capture import Capture, CaptureOptions
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 )
 @click.option("--no-images", is_flag=True, help="Leave images out of the Markdown.")
 @click.option("--no-links", is_flag=True, help="Do not list outbound links.")
+@allow_private_option
 def capture(
     source: str,
     page_url: str | None,
@@ -56,6 +58,7 @@ def capture(
     max_chars: int | None,
     no_images: bool,
     no_links: bool,
+    allow_private: bool,
 ) -> None:
     """Capture a saved HTML or PDF file (`-` for standard input) or fetch a URL (page or PDF).
 
@@ -65,6 +68,11 @@ def capture(
     prints the Markdown, or with --json the whole capture (title, byline, published, language,
     URLs, markdown, text, truncated, chunks, outbound links, signals, content hash, extractor,
     timings).
+
+    A URL on your own machine or network (localhost, 127.0.0.1, 10.x, 192.168.x, a name
+    that resolves there) is refused unless you add --allow-private-address (or set
+    capture.allow_private_addresses); a page on the internet that redirects there is always
+    refused.
     """
     from ..service.capture_settings import capture_options, default_collection
 
@@ -74,20 +82,32 @@ def capture(
         include_images=not no_images,
         include_links=not no_links,
     )
-    result = read_page(source, page_url, options)
+    result = read_page(source, page_url, options, allow_private=allow_private)
     if dry_run:
         print_json(result.to_json()) if as_json else echo(result.markdown)
         return
     _store(result, default_collection(collection), as_json=as_json)
 
 
-def read_page(source: str, page_url: str | None, options: CaptureOptions | None = None) -> Capture:
+def read_page(
+    source: str,
+    page_url: str | None,
+    options: CaptureOptions | None = None,
+    *,
+    allow_private: bool = False,
+) -> Capture:
     """Capture a file, `-` (standard input) or a URL; bad input, or a page that passes the
-    capture deadline, is a CaptureError (the group reports it: exit 2 with the reason)."""
+    capture deadline, is a CaptureError (the group reports it: exit 2 with the reason). A
+    URL may reach the user's own machine or network only if `allow_private` (the flag) or
+    the setting allows it."""
     from ..service.capture import capture_bytes, capture_url
+    from ..service.capture_settings import private_addresses_allowed
 
-    if source.startswith(("http://", "https://")):
-        return asyncio.run(capture_url(source, page_url=page_url, options=options))
+    if source.lower().startswith(("http://", "https://")):
+        allowed = private_addresses_allowed(allow_private)
+        return asyncio.run(
+            capture_url(source, page_url=page_url, options=options, allow_private=allowed)
+        )
     if source == "-":
         raw = sys.stdin.buffer.read()
     else:

@@ -12,6 +12,7 @@ from ..defaults import DEFAULT_COLLECTION, LIST_LIMIT, MAX_CLI_LIST_LIMIT
 from ..service import sources as service
 from ._output import echo, print_json
 from ._store import (
+    allow_private_option,
     collection_option,
     json_option,
     run_with_store,
@@ -95,12 +96,24 @@ def versions(source_id: str, as_json: bool) -> None:
 @click.argument("url")
 @collection_option
 @click.option("--queue-only", is_flag=True, help="Queue the capture; do not fetch now.")
+@allow_private_option
 @json_option
-def add(url: str, collection: str | None, queue_only: bool, as_json: bool) -> None:
-    """Add a URL and capture it (fetched by the host: pages that need no login)."""
+def add(
+    url: str, collection: str | None, queue_only: bool, allow_private: bool, as_json: bool
+) -> None:
+    """Add a URL and capture it (fetched by the host: pages that need no login). An
+    address on your own machine or network needs --allow-private-address (for this capture,
+    now or queued) or the setting capture.allow_private_addresses."""
+    from ..service.capture_settings import private_addresses_allowed
+
+    allowed = private_addresses_allowed(allow_private)
     added = run_with_store(
         lambda store: service.add_url(
-            store, url, collection=collection or DEFAULT_COLLECTION, capture_now=not queue_only
+            store,
+            url,
+            collection=collection or DEFAULT_COLLECTION,
+            capture_now=not queue_only,
+            allow_private=allowed,
         )
     )
     if as_json:
@@ -139,15 +152,28 @@ def note(file: str, title: str | None, collection: str | None, as_json: bool) ->
     is_flag=True,
     help="Replace the saved copy even when the new capture has much less text or a login wall.",
 )
+@allow_private_option
 @json_option
-def refresh(source_id: str, queue_only: bool, force: bool, as_json: bool) -> None:
+def refresh(
+    source_id: str, queue_only: bool, force: bool, allow_private: bool, as_json: bool
+) -> None:
     """Capture a URL source again now. A capture with much less text or a new login wall
     keeps the saved copy (outcome `kept`, with the reason); a replaced copy stays available
-    (`laika sources versions ID`)."""
+    (`laika sources versions ID`). An address on your own machine or network needs
+    --allow-private-address or the setting capture.allow_private_addresses."""
+    from ..service.capture_settings import private_addresses_allowed
+
     if queue_only and force:
         raise click.UsageError("--force applies to a capture made now; drop --queue-only")
+    allowed = private_addresses_allowed(allow_private)
     done = run_with_store(
-        lambda store: service.refresh(store, source_id, capture_now=not queue_only, force=force)
+        lambda store: service.refresh(
+            store,
+            source_id,
+            capture_now=not queue_only,
+            force=force,
+            allow_private=allowed,
+        )
     )
     if as_json:
         print_json(done.to_json())

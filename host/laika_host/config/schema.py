@@ -120,6 +120,13 @@ class Providers(_Section):
 class Capture(_Section):
     default_collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
     max_chars: int = Field(default=CAPTURE_MAX_CHARS, ge=1000, le=10_000_000)
+    allow_private_addresses: bool = Field(
+        default=False,
+        description="The URLs you capture, add or refresh yourself (the `laika` command, the "
+        "extension) may be on your own machine or network (loopback, private, link-local "
+        "addresses), as with `--allow-private-address` each time. A model's tools never "
+        "may, and a page on the internet never redirects there. No settings tool writes it.",
+    )
 
 
 class Redaction(_Section):

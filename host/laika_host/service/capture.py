@@ -37,13 +37,26 @@ async def capture_bytes(
 
 
 async def capture_url(
-    url: str, *, page_url: str | None = None, options: CaptureOptions | None = None
+    url: str,
+    *,
+    page_url: str | None = None,
+    options: CaptureOptions | None = None,
+    allow_private: bool = False,
+    for_model: bool = False,
 ) -> Capture:
     """Fetch a page or PDF (no login: the extension sends the DOM for the rest) and capture
-    it; it is filed under `page_url` if given, else the address it redirected to."""
+    it; it is filed under `page_url` if given, else the address it redirected to.
+
+    The fetch never reaches a private address (loopback, private, link-local, ...: see
+    `capture.fetch_guard`) unless `allow_private` (the user asked: the command's flag or the
+    setting, `capture_settings.private_addresses_allowed`), and never for a model
+    (`for_model`, the `source.capture` tool), whatever the user allowed."""
+    import functools
+
     from ..capture.fetch import fetch_html
 
-    raw, final_url = await asyncio.to_thread(fetch_html, url)
+    fetch = functools.partial(fetch_html, allow_private=allow_private, for_model=for_model)
+    raw, final_url = await asyncio.to_thread(fetch, url)
     return await capture_bytes(raw, page_url or final_url, options=options)
 
 

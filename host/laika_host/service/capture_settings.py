@@ -1,9 +1,10 @@
-"""The capture defaults the user set (`capture.max_chars`, `capture.default_collection` in
-the settings registry, e.g. `laika settings "limit captures to 50000 characters"`), read on
-use: one `stat` while the settings file is unchanged, and another process's change applies
-at the next capture. The shipped defaults hold when there are no settings yet, or when they
-cannot be read: a page is never lost to a damaged settings file (the problem is logged, and
-`laika config get` names it and the fix)."""
+"""The capture defaults the user set (`capture.max_chars`, `capture.default_collection`,
+`capture.allow_private_addresses` in the settings registry, e.g. `laika settings "limit
+captures to 50000 characters"`), read on use: one `stat` while the settings file is
+unchanged, and another process's change applies at the next capture. The shipped defaults
+hold when there are no settings yet, or when they cannot be read: a page is never lost to a
+damaged settings file (the problem is logged, and `laika config get` names it and the
+fix)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ def _settings() -> Capture:
 def capture_limit() -> int:
     """A captured page's Markdown bound (characters) when the caller names none."""
     return _settings().max_chars
+
+
+def private_addresses_allowed(asked: bool = False) -> bool:
+    """Whether a fetch the user started may reach their own machine or network: asked now
+    (`--allow-private-address`) or always (the setting `capture.allow_private_addresses`).
+    Never consulted for a model's tools."""
+    return asked or _settings().allow_private_addresses
 
 
 def default_collection(named: str | None = None) -> str:

@@ -57,16 +57,28 @@ async def run_due(
 
 
 async def queue_capture(
-    store: Store, source_id: str, *, capture_now: bool, force: bool = False
+    store: Store,
+    source_id: str,
+    *,
+    capture_now: bool,
+    force: bool = False,
+    allow_private: bool = False,
+    for_model: bool = False,
 ) -> CaptureJob:
     """Queue a capture of a URL source and, with `capture_now`, run it at once (unless
     another process already took it); `force` replaces the saved copy even when the new
-    capture has much less text or a login wall."""
+    capture has much less text or a login wall. `allow_private`: the user allowed this
+    capture a private address (recorded on the source for the job, now or queued);
+    `for_model`: a model's tool asked, so no private address whatever was allowed."""
+    if allow_private and not for_model:
+        await store.sources.allow_private_fetch(source_id)
     job = await store.jobs.queue(source_id)
     if capture_now:
         claimed = await store.jobs.claim_job(job.id)
         if claimed is not None:
-            job = await run_job(store, claimed, force=force, options=capture_options())
+            job = await run_job(
+                store, claimed, force=force, options=capture_options(), for_model=for_model
+            )
             await announce_job(store, job)
     return job
 

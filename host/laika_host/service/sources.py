@@ -88,11 +88,29 @@ async def add_url(
     collection: str = DEFAULT_COLLECTION,
     origin: str = "cli",
     capture_now: bool = False,
+    allow_private: bool = False,
+    for_model: bool = False,
 ) -> UrlAdded:
     """Add a URL for the host to fetch (an existing source for it is reused) and queue its
-    capture; with `capture_now` it runs at once and `source` is the state after it."""
+    capture; with `capture_now` it runs at once and `source` is the state after it.
+
+    A URL that spells a private address (`http://127.0.0.1/`, `http://0x7f000001/`,
+    `http://[::1]/`, `localhost`, ...) is refused here, before anything is stored, unless the
+    user allowed it (`allow_private`, never with `for_model`); a name is checked when the job
+    fetches it (no lookup here: adding works offline)."""
+    from ..capture.fetch_guard import check_url
+    from ..capture.urls import is_web_url
+
+    if is_web_url(url):  # anything else is refused by the store, naming what it needs
+        check_url(url, allow_private=allow_private, for_model=for_model)
     saved = await store.sources.add_url(collection, url, origin=origin)
-    job = await queue_capture(store, saved.source.id, capture_now=capture_now)
+    job = await queue_capture(
+        store,
+        saved.source.id,
+        capture_now=capture_now,
+        allow_private=allow_private,
+        for_model=for_model,
+    )
     source = await store.sources.get_summary(saved.source.id) if capture_now else saved.source
     return UrlAdded(saved.outcome, source, job)
 
@@ -115,11 +133,25 @@ class Refreshed:
 
 
 async def refresh(
-    store: Store, source_id: str, *, capture_now: bool = True, force: bool = False
+    store: Store,
+    source_id: str,
+    *,
+    capture_now: bool = True,
+    force: bool = False,
+    allow_private: bool = False,
+    for_model: bool = False,
 ) -> Refreshed:
     """Capture a URL source again. A capture with much less text or a new login wall keeps
-    the saved copy unless `force`; a replaced copy stays as a version."""
-    job = await queue_capture(store, source_id, capture_now=capture_now, force=force)
+    the saved copy unless `force`; a replaced copy stays as a version. A private address
+    only when the user allows this capture one (`allow_private`), never for a model."""
+    job = await queue_capture(
+        store,
+        source_id,
+        capture_now=capture_now,
+        force=force,
+        allow_private=allow_private,
+        for_model=for_model,
+    )
     return Refreshed(await store.sources.get_summary(source_id), job)
 
 

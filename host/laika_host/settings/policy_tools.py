@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
+from ..addresses import host_refusal, is_address_spelling
 from ..config.registry import Who
 from ..errors import MissingError, RefusedError
 from ..protocol.tools import TOOL_ARGUMENTS
@@ -43,6 +44,8 @@ class AllowDomainArguments(SettingsArguments):
     @classmethod
     def _domain(cls, value: str) -> str:
         domain = value.strip().lower().rstrip(".")
+        if is_address_spelling(domain):
+            raise ValueError(_address_problem(value[:80], domain))
         if not _DOMAIN.fullmatch(domain):
             raise ValueError(
                 f"{value[:80]!r} is not a domain: give a bare name such as `example.org`"
@@ -59,6 +62,20 @@ class AllowDomainArguments(SettingsArguments):
                     "(`laika tools list` names them)"
                 )
         return value
+
+
+def _address_problem(value: str, domain: str) -> str:
+    """Why a domain rule cannot name an address (`127.0.0.1`, `127.1`, `0x7f.1`) or this
+    machine (`app.localhost`): a model could otherwise allow itself into the user's machine
+    or network, which no rule may (the fetcher refuses it anyway: `capture.fetch_guard`)."""
+    found = host_refusal(domain)
+    if found is None:
+        return f"{value!r} is an address, not a domain: give a name such as `example.org`"
+    what = found.phrase.removeprefix(f"its host {domain} is ").removeprefix("its host is ")
+    return (
+        f"{value!r} is {what}, not a domain: Laika never lets a model fetch from your own "
+        "machine or network, so no rule can allow it; give a name such as `example.org`"
+    )
 
 
 def allow_rule(arguments: AllowDomainArguments) -> Rule:

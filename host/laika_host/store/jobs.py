@@ -184,10 +184,11 @@ class Jobs:
     async def cancel(self, job_id: str) -> CaptureJob:
         return await self._finish(job_id, "cancelled", None, allowed=ACTIVE)
 
-    async def fail(self, job_id: str, error: str) -> CaptureJob:
-        """Record a failed attempt: queued again after a backoff, or `failed` for good."""
+    async def fail(self, job_id: str, error: str, *, final: bool = False) -> CaptureJob:
+        """Record a failed attempt: queued again after a backoff, or `failed` for good (at
+        once when `final`: a retry would fail the same way)."""
         job = await self.get(job_id)
-        if job.attempt_count >= job.max_attempts:
+        if final or job.attempt_count >= job.max_attempts:
             return await self._finish(job_id, "failed", error)
         now = now_ms()
         delay = self.retry_base_ms * 4 ** (job.attempt_count - 1)

@@ -169,6 +169,11 @@ def _provenance(capture: Capture, origin: str, extra: dict[str, Any] | None) -> 
     }
 
 
+PRIVATE_FETCH = "private_address_allowed"
+"""A source's provenance key: the user allowed its next capture to fetch from a private
+address (issue #24). One capture's allowance, never a model's: the job reads and clears it."""
+
+
 class Sources:
     def __init__(self, database: Database, collections: Collections) -> None:
         self.db = database
@@ -381,6 +386,29 @@ class Sources:
         return SavedSource(
             outcome=outcome, collection=target.title, source=await self.get_summary(source_id)
         )
+
+    async def allow_private_fetch(self, source_id: str, allowed: bool = True) -> None:
+        """Record (or clear) that the user allowed the next capture of this source to fetch
+        from a private address (`PRIVATE_FETCH`): set when they add or refresh it with
+        `--allow-private-address` or the setting, cleared by the job that captures it."""
+        change = (
+            f"json_set(provenance_json, '$.{PRIVATE_FETCH}', json('true'))"
+            if allowed
+            else f"json_remove(provenance_json, '$.{PRIVATE_FETCH}')"
+        )
+        async with self.db.transaction() as connection:
+            await connection.execute(
+                f"UPDATE sources SET provenance_json = {change} WHERE id = ?", (source_id,)
+            )
+
+    async def private_fetch_allowed(self, source_id: str) -> bool:
+        """Whether the user allowed the next capture of this source a private address."""
+        row = await self.db.fetch_one(
+            f"SELECT json_extract(provenance_json, '$.{PRIVATE_FETCH}') AS allowed "
+            "FROM sources WHERE id = ?",
+            (source_id,),
+        )
+        return bool(row is not None and row["allowed"])
 
     async def mark_failed(self, source_id: str, error: str) -> None:
         """Record why capturing failed; a source captured before keeps its content."""

@@ -3,7 +3,10 @@
 
 Like `executors`, each calls the service layer, so a tool does what `laika search`,
 `laika collections create` or `laika sources add` do. A URL a tool adds is captured by the
-host's fetcher (no cookies, no login), never in the user's browser session.
+host's fetcher (no cookies, no login), never in the user's browser session, and never from
+an address on the user's machine or network (`for_model`: loopback, private, link-local, ...,
+directly, by a name that resolves there, or by a redirect), whatever the user allowed for
+their own captures.
 """
 
 from __future__ import annotations
@@ -68,7 +71,9 @@ async def collection_add_sources(
             )
             added.append({"type": "note", **note.to_json()})
         else:
-            queued = await sources.add_url(store, spec.url, collection=collection.id, origin="tool")
+            queued = await sources.add_url(
+                store, spec.url, collection=collection.id, origin="tool", for_model=True
+            )
             added.append({"type": "url", **queued.to_json()})
     return {"collection_id": collection.id, "added": added}
 
@@ -79,7 +84,7 @@ async def source_capture(arguments: SourceCaptureArguments, store: Store) -> dic
 
     collection = await collections.get_collection(store, arguments.collection_id)
     options = capture_options(mode=arguments.mode or "auto", max_chars=arguments.max_chars)
-    captured = await capture_service.capture_url(arguments.url, options=options)
+    captured = await capture_service.capture_url(arguments.url, options=options, for_model=True)
     saved = await capture_service.store_capture(
         store, captured, collection=collection.id, origin="tool"
     )
@@ -87,7 +92,7 @@ async def source_capture(arguments: SourceCaptureArguments, store: Store) -> dic
 
 
 async def source_refresh(arguments: SourceRefreshArguments, store: Store) -> dict[str, Any]:
-    return (await sources.refresh(store, arguments.source_id)).to_json()
+    return (await sources.refresh(store, arguments.source_id, for_model=True)).to_json()
 
 
 async def app_calculate(arguments: CalculateArguments, _store: Store) -> dict[str, Any]:
