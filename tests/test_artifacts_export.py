@@ -432,3 +432,16 @@ def test_every_format_scales_linearly_with_the_items(made: dict[str, ExportInput
         return lambda: [export(source, fmt) for fmt in ("md", "txt", "json", "csv", "html")]
 
     assert_linear(prepare, 50, 200, bound=10)
+
+
+def test_an_export_over_the_database_is_refused_even_with_force(
+    made: dict[str, ExportInput], store_db: Path
+) -> None:
+    artifact_id = made["summary"].artifact["id"]
+    before = store_db.read_bytes()
+    for name in (store_db.name, store_db.name + "-wal", store_db.name + "-shm"):
+        with pytest.raises(UnsafeOutputError, match="Laika's database file"):
+            export_to(
+                store_db, artifact_id, "md", store_db.with_name(name), store_db.parent, force=True
+            )
+    assert store_db.read_bytes() == before

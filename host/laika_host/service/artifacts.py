@@ -162,6 +162,7 @@ async def export_artifact(
     files = _contents(source, fmt, target, table)
     for path, _ in files:  # refuse before writing anything
         _check_target(path, force)
+        _refuse_store_file(path, store.path)
     for path, text in files:
         write_private(path, text, force=force)
     return [path for path, _ in files]
@@ -247,6 +248,17 @@ def _check_target(path: Path, force: bool) -> None:
         raise OutputExistsError(f"{path} exists: pass --force to replace it")
     if path.exists() and not path.is_file():
         raise UnsafeOutputError(f"{path} is not a regular file: choose another --output")
+
+
+def _refuse_store_file(path: Path, database: Path) -> None:
+    """The database or its -wal/-shm, even with --force: replacing one loses every source
+    (and a write there beside a live connection drops SQLite's locks)."""
+    for own in (database, *(database.with_name(database.name + s) for s in ("-wal", "-shm"))):
+        if os.path.realpath(path) == os.path.realpath(own):
+            raise UnsafeOutputError(
+                f"{path} is Laika's database file: writing the export over it would lose "
+                "every saved source; choose another --output"
+            )
 
 
 def write_private(path: Path, text: str, *, force: bool) -> None:
