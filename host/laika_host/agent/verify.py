@@ -15,7 +15,9 @@ markup between the words no longer hides it.
 An ellipsis (`...`, `. . .`, `…`, `[...]`) splits a quote into parts of at least
 MIN_PART_WORDS words, found in order in the same source, and may stand only for what can be
 left out without changing the meaning (`agent/elision.py`): two or more words, whole clauses
-or sentences inside one paragraph, no negation, restriction or comparison word. A verified
+or sentences inside one paragraph, never a negation, restriction, contrast, condition or
+attribution, and inside a sentence only an aside (no number, comparison or clause with its
+own finite verb). A verified
 citation shows the source's own words (the span that matched; elided parts joined by ` … `),
 never the model's, with a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and
 -suffix when the words occur more than once) and the nearest section heading above them.
