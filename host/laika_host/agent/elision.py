@@ -166,7 +166,7 @@ _DIGIT: Final = re.compile(
 _RELATIVE_WORDS: Final = frozenset(["who", "whom", "whose", "which", "where"])
 
 _FINITE_TEXT: Final = """
-    am is are was were has have had do does did will would shall should can could must
+    am is are was were has have had does did will would shall should can could must
     might re ve ll i he she we they
     ist sind war waren wird werden wurde wurden hat haben hatte hatten kann können konnte
     muss müssen soll sollen
@@ -185,7 +185,7 @@ _PARTICIPLE_TEXT: Final = """
 """
 _FINITE_WORDS: Final = frozenset(_FINITE_TEXT.split())
 """Always finite: auxiliaries, modals, copulas, subject pronouns, past forms that are no
-participle (`rose`, not `risen`)."""
+participle (`rose`, not `risen`). Not `do`: it is Portuguese for "of the"."""
 _PARTICIPLE_WORDS: Final = frozenset(_PARTICIPLE_TEXT.split())
 """English past forms that are participles too (`built`): finite unless they open the gap."""
 _VERB_TEXT: Final = """
