@@ -4,7 +4,8 @@ Links keep their words, images disappear (their alt text is not page text), emph
 heading hashes, bullets, quote markers, table pipes and backslash escapes go; an autolink
 (`<https://...>`) is its address and a character reference (`&amp;`, `&#xFEFF;`) the character
 it stands for, as a reader shows them. Code (fenced or inline) is kept exactly as written, and
-ordered-list numbers stay: a reader sees them.
+ordered-list numbers stay: a reader sees them. Reference-style links (`[text][ref]`) stay as
+written: the capture writer never writes them (a note may; its words are still its words).
 
 The same reading serves both sides of a citation (`agent/verify`): a source's stored text is
 its Markdown read so, and a quote a model copied from the Markdown the pack showed it is read
