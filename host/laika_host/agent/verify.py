@@ -399,9 +399,8 @@ def page_of(markdown: WordIndex, wanted: Sequence[str]) -> int | None:
 
 
 def _heading_title(line: str) -> str | None:
-    """An ATX heading's text without its optional closing `#`s (spaces collapsed: link
-    syntax blanked out leaves runs of them)."""
-    title = " ".join(line.split())
+    """An ATX heading's text without its optional closing `#`s."""
+    title = line.strip()
     bare = title.rstrip("#")
     if bare != title and (not bare or bare[-1] in " \t"):
         title = bare.strip()
