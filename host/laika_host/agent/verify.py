@@ -64,6 +64,7 @@ _DOTS = r"(?:\.(?:[ \t]?\.){2,}|…)"  # `...`, `. . .`, `…`
 _ELLIPSIS = re.compile(rf"\[[ \t]*{_DOTS}[ \t]*\]|\([ \t]*{_DOTS}[ \t]*\)|{_DOTS}")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _MARKUP = re.compile(r"[\\`*_~&<>#|\[\]+-]")  # what `markdown_to_text` may read otherwise
+_TICKS = re.compile(r"`++")
 _HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive: linear
 _PAGE_OR_CUT = re.compile(
     rf"{PAGE_MARKER.pattern}|^{re.escape(TRUNCATION_MARKER)}$", re.MULTILINE
@@ -310,9 +311,27 @@ def readings(quote: str, *, as_written: bool = False) -> list[list[list[str]]]:
     found = [_parts(links_as_text(quote, excerpt=True))]
     if _MARKUP.search(quote):
         found.append(_parts(markdown_to_text(quote, excerpt=True)))
+        found += [_parts(cut) for cut in _cut_code(quote)]
     if as_written:
         found.insert(0, _parts(quote))
     return [parts for at, parts in enumerate(found) if parts not in found[:at]]
+
+
+def _cut_code(quote: str) -> list[str]:
+    """A quote cut inside a code span, read so: the words before its first backtick run (it
+    starts inside code) or after its last one (it ends inside code) are code, kept literal,
+    the rest Markdown. An odd number of runs is cut at one end, an even one maybe at both."""
+    runs = list(_TICKS.finditer(quote))
+    if not runs:
+        return []
+    first, last = runs[0], runs[-1]
+    head, tail = quote[: first.start()], quote[last.end() :]
+    if len(runs) % 2:
+        return [
+            f"{head} {markdown_to_text(quote[first.end() :], excerpt=True)}",
+            f"{markdown_to_text(quote[: last.start()], excerpt=True)} {tail}",
+        ]
+    return [f"{head} {markdown_to_text(quote[first.end() : last.start()], excerpt=True)} {tail}"]
 
 
 def _parts(quote: str) -> list[list[str]]:
