@@ -235,5 +235,9 @@ def test_readings_of_a_quote() -> None:
     assert readings("e f [g h](https://x.te") == [[["e", "f", "g", "h"]]]
     assert readings("2*3*4 units") == [[["2*3*4", "units"]], [["234", "units"]]]
     assert readings("plain words … here") == [[["plain", "words"], ["here"]]]
+    # a bracket the page wrote (the writer escaped its closing one) is no cut link
+    assert readings("per shift[1\\], up to intervention[2\\].") == [
+        [["per", "shift", "1", "up", "to", "intervention", "2"]]
+    ]
     # cut inside code at both ends: the backticks pair the wrong way round
     assert [["a", "b", "2*3", "c", "d"]] in readings("a` b 2\\*3 c `d")

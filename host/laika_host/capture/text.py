@@ -35,8 +35,9 @@ _LINK_TAIL = re.compile(
 )
 """An excerpt that starts inside a link's text: `words](https://...) and more`, or even ends
 in its address: `words](https://ex`."""
-_LINK_HEAD = re.compile(r"(?<!\\)!?\[((?:[^\[\]\\]|\\.)*+)(?:\]\([^()\[\]]*+)?\Z", re.DOTALL)
-"""An excerpt that ends inside a link: `and [some words` or `and [words](https://ex`."""
+_LINK_HEAD = re.compile(r"(?<!\\)!?\[((?:[^\[\]\\]|\\[^\[\]])*+)(?:\]\([^()\[\]]*+)?\Z", re.DOTALL)
+"""An excerpt that ends inside a link: `and [some words` or `and [words](https://ex`; not
+`note[2\\].`, a bracket the page wrote (its closing one escaped)."""
 _AUTOLINK = re.compile(r"(?<!\\)<((?:https?|mailto):[^\s<>]*+)>", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"(?<!\\)&(#[0-9]{1,7}+|#[xX][0-9A-Fa-f]{1,6}+|[A-Za-z][A-Za-z0-9]{1,31}+);"
