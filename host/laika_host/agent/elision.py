@@ -11,14 +11,35 @@ words meaning what they meant. So the words between two kept parts (the gap) mus
   that holds a sentence boundary starts and ends at one. So parts
   of two sentences are never spliced into one, and a subject is never joined to another
   clause's object;
-- free of words that set the relation of what is kept: a negation or other polarity word
-  (`not`, `n't`, `never`, `without`, `unless`, `failed`, `kein`, `ne`/`pas`, `sin`, `geen`,
-  `不`...) or a restriction (`only`, `but`, `except`, `however`) is never left out; a
-  comparison (`more`, `less`, `than`, `above`, `below`, `before`, `after`, `up`, `down`...)
-  is left out only with whole sentences, since inside a sentence it may be what relates the
-  kept parts (`rises … 3 metres` without `above`). A gap that holds a number or a date is
-  allowed: being a whole unit, it says nothing of the kept words' relation, and the kept
-  words' own numbers still match exactly.
+- what a gap may hide, the rule (issue 24): a gap may hide only what the kept words do not
+  lean on.
+  1. No gap hides a negation, restriction or contrast (`not`, `n't`, `never`, `without`,
+     `failed`, `only`, `except`, `but`, `however`, `although`, `whereas`, `kein`, `ne`/`pas`,
+     `不`...), a condition (`if`, `unless`, `when`, `whether`, `provided`, `until`, `wenn`,
+     `si`...) or an attribution (`according to`, `said`, `says`, `claim`, `argued`,
+     `reportedly`, `laut`, `selon`, `según`...). Each sets whether, when or on whose word the
+     kept words hold: without it the quote asserts what the source denied, restricted, made
+     conditional or only reported ("the drug, critics claim, causes harm").
+  2. Inside a sentence (a gap that is not whole sentences) the gap must moreover be an aside
+     that asserts nothing of its own: a parenthetical, an appositive or adjective phrase, a
+     list item, or a relative clause opened by `who`, `whom`, `whose`, `which` or `where`.
+     So it holds no number (it measures the claim: "rose, by 40%, ..."), no comparison
+     (`more`, `above`, `before`...: it may be what relates the kept parts, `rises … 3 metres`
+     without `above`) and no clause with its own finite verb outside such a relative clause:
+     that is a second claim, and the kept words around it would join a subordinate clause to
+     another clause's predicate ("As incomes rise … the pollution decreases again" hiding "the
+     amount of pollution produced increases").
+  3. Whole sentences (a gap that starts and ends at sentence boundaries) may hold numbers,
+     comparisons and verbs: each kept sentence stays whole, so what it says does not depend
+     on them; rule 1 still holds.
+  A finite verb is known by a word list (`_FINITE_TEXT`: auxiliaries, modals and copulas in
+  English, German, French, Spanish, Italian, Portuguese and Dutch, the subject pronouns `I`
+  `he` `she` `we` `they`, English irregular past forms, and the `-s` and `-ed` forms of
+  common English verbs; an `-ed` form opening the gap is read as a participle phrase, "built
+  in stone"). A verb the list lacks is not seen, so a clause written only with such verbs
+  may still be left out; a word that is also a noun (`increases`) counts as a verb, so some
+  honest asides are refused: refusing a true quote costs a flag, verifying a changed one a
+  false citation.
 
 Each kept part holds at least MIN_PART_WORDS words. Every check is a table lookup over the
 source's words, computed once per source, and a gap is at most MAX_GAP_WORDS long: finding a
@@ -54,20 +75,38 @@ _SPACE: Final = re.compile(r"\s")
 _KNOWN_SEPARATIONS: Final = 4096
 _APOSTROPHES: Final = ("'", "\u2019")
 
-FREE, COMPARISON, POLARITY = 0, 1, 2
-"""What leaving a word out may do: nothing, change a relation inside its sentence, reverse or
-restrict a claim."""
+FREE, RELATIVE, PARTICIPLE, VERB, NUMBER, COMPARISON = 0, 1, 2, 3, 4, 5
+CONDITION, ATTRIBUTION, POLARITY = 6, 7, 8
+"""What leaving a word out may do, from nothing to reversing a claim. From COMPARISON down
+to RELATIVE a word may be left out only with whole sentences (`RELATIVE` opens a relative
+clause, which may hold a finite verb; `PARTICIPLE` is an `-ed` form, a finite verb unless it
+opens the gap); CONDITION and up never."""
+
+_BLOCKED: Final = (CONDITION, ATTRIBUTION, POLARITY)
+_WHAT: Final = {
+    POLARITY: "a negation, restriction or contrast",
+    CONDITION: "a condition",
+    ATTRIBUTION: "an attribution (whose word the kept words are)",
+    COMPARISON: "a comparison",
+    NUMBER: "a number",
+    VERB: "a finite verb (a clause of its own)",
+    PARTICIPLE: "a finite verb (a clause of its own)",
+}
 
 _POLARITY_TEXT: Final = """
     not no nor never neither none nothing nobody noone nowhere cannot without hardly barely
     scarcely seldom rarely except excluding unless absent false instead unlike despite only
-    but however although though yet
-    nicht nie niemals nichts niemand nirgends ohne weder ausser außer aber jedoch nur
-    ne n pas jamais rien aucun aucune sans ni non guère sauf mais seulement plus
+    but however although though yet whereas while whilst albeit nevertheless nonetheless
+    notwithstanding conversely otherwise
+    nicht nie niemals nichts niemand nirgends ohne weder ausser außer aber jedoch nur obwohl
+    obgleich trotz dennoch während
+    ne n pas jamais rien aucun aucune sans ni non guère sauf mais seulement plus cependant
+    pourtant malgré
     nunca jamás sin nada nadie ningún ninguno ninguna tampoco excepto salvo pero solo sólo
-    mai senza nessuno nessuna niente nulla né tranne ma
-    não sem nem nenhum nenhuma ninguém exceto só apenas
-    niet geen nooit zonder niets noch behalve maar alleen
+    aunque mientras
+    mai senza nessuno nessuna niente nulla né tranne ma però tuttavia benché sebbene mentre
+    não sem nem nenhum nenhuma ninguém exceto só apenas embora
+    niet geen nooit zonder niets noch behalve maar alleen echter hoewel
     inte icke ej aldrig ingen inget inga utan ikke aldri uden intet
     nie nigdy bez żaden ani nikdy ei ilman değil yok hiç
     не нет никогда без ни ничего никто лишь только
@@ -81,6 +120,28 @@ _POLARITY_PREFIXES: Final = (
 _NEGATING_CHARACTERS: Final = frozenset("不没沒无無非未否勿莫")
 """Scripts written without spaces: a negating character anywhere in the run of letters."""
 
+_CONDITION_TEXT: Final = """
+    if unless when whenever whether provided providing assuming until till lest once
+    wenn falls sofern ob bis si lorsque quand pourvu cuando quando purché caso
+    indien wanneer tenzij mits jeśli если
+"""
+_CONDITION_WORDS: Final = frozenset(_CONDITION_TEXT.split())
+
+_ATTRIBUTION_TEXT: Final = """
+    according said say says saying told tell tells telling stated claim claims claimed
+    claiming argue argues argued arguing believe believes believed alleged alleges allegedly
+    reported reportedly reports wrote writes suggest suggests suggested insist insists
+    insisted contend contends contended assert asserts asserted noted explained explains
+    added adds warned warns announced confirmed confirms admitted acknowledged estimated
+    predicted predicts thinks think found find finds show shows showed shown concluded
+    apparently supposedly purportedly seemingly ostensibly critics
+    laut zufolge sagte sagt sagten meint meinte behauptet behauptete erklärte angeblich
+    selon dit affirme affirmé déclaré prétend según dijo afirma afirmó declaró asegura
+    secondo detto afferma dichiarato segundo disse afirmou volgens zei zegt stelt
+    według powiedział заявил сказал словам
+"""
+_ATTRIBUTION_WORDS: Final = frozenset(_ATTRIBUTION_TEXT.split())
+
 _COMPARISON_TEXT: Final = """
     more less fewer most least than above below over under before after up down higher lower
     larger smaller greater bigger beyond within almost nearly approximately roughly
@@ -89,10 +150,89 @@ _COMPARISON_TEXT: Final = """
 _COMPARISON_WORDS: Final = frozenset(_COMPARISON_TEXT.split())
 _COMPARISON_PREFIXES: Final = ("exceed", "surpass", "outnumber")
 
+_NUMBER_TEXT: Final = """
+    zero two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
+    eighty ninety hundred hundreds thousand thousands million millions billion billions
+    trillion dozen dozens half twice thrice double triple percent
+"""
+_NUMBER_WORDS: Final = frozenset(_NUMBER_TEXT.split())
+"""`one` is left out: it is a pronoun as often ("the pier, one of the oldest, ...")."""
+_DIGIT: Final = re.compile(
+    r"[\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u209f\u2150-\u218b\u2460-\u24ff]"
+)
+"""A digit of any script, a superscript or subscript, a fraction or a circled number."""
+
+_RELATIVE_WORDS: Final = frozenset(["who", "whom", "whose", "which", "where"])
+
+_FINITE_TEXT: Final = """
+    am is are was were has have had does did will would shall should can could must
+    might re ve ll i he she we they
+    ist sind war waren wird werden wurde wurden hat haben hatte hatten kann können konnte
+    muss müssen soll sollen
+    est sont était étaient sera seront ont avait avaient peut peuvent doit doivent
+    es eran fue fueron será han había puede pueden debe
+    è sono erano fu sarà hanno aveva può possono
+    é são eram foi foram têm tinha pode podem
+    zijn wordt worden werd werden heeft hebben hadden kunnen moet moeten zal zullen
+    rose fell grew went came took gave became began ran saw knew drove wrote broke chose
+    drew flew threw wore spoke rode sank shrank swam sang stole forgot froze hid shook arose
+"""
+_PARTICIPLE_TEXT: Final = """
+    fought sought caught taught bought brought held kept left lost led meant met paid sold
+    sent spent stood understood built felt dealt fed fled lent slept swept wept won dug hung
+    struck spun spread shut hit cut set put let made
+"""
+_FINITE_WORDS: Final = frozenset(_FINITE_TEXT.split())
+"""Always finite: auxiliaries, modals, copulas, subject pronouns, past forms that are no
+participle (`rose`, not `risen`). Not `do`: it is Portuguese for "of the"."""
+_PARTICIPLE_WORDS: Final = frozenset(_PARTICIPLE_TEXT.split())
+"""English past forms that are participles too (`built`): finite unless they open the gap."""
+_VERB_TEXT: Final = """
+    increase decrease rise fall grow drop decline reduce cause lead show become seem appear
+    remain change improve help allow prevent affect include contain require need want use
+    work happen occur open close start end begin stop continue move pay cost produce create
+    make take give get go come keep hold bring turn run set put cut raise lower boost double
+    halve shrink expand extend rebuild build repair replace approve ban block launch plan
+    hire fire sell buy own lose win beat kill hit hurt harm damage destroy save protect
+    support oppose attack threaten face meet join leave enter return reach cross pass fail
+    miss rule govern lead vote elect hold host visit travel arrive depart follow add remove
+    offer ask answer call pull push carry send receive release publish print sign order
+    deliver serve feed drive fly sail flood dry warm cool heat freeze melt burn rain snow
+    shine blow flow pour spill leak crack break fix solve rate rank score earn spend invest
+    lend borrow owe fund finance tax charge trade export import ship store fill empty sink
+    float rest sleep wake live die kill survive struggle suffer recover heal treat cure test
+    measure count record track watch see look hear sound smell taste feel touch know learn
+    teach study read write speak talk agree decide choose prefer like love hate fear hope
+    wish expect plan try manage control regulate enforce limit restrict permit forbid
+    inspect paint clean dredge circle rise widen deepen narrow slow speed accelerate
+"""
+_VERBS: Final = frozenset(_VERB_TEXT.split())
+
+
+def _verb_form(word: str) -> int:
+    """VERB for a present `-s` form of a known English verb, PARTICIPLE for its `-ed` form
+    (a finite past, or a participle opening a phrase), FREE otherwise: `rises` `pushes`
+    `carries`, `raised` `dropped` `carried`."""
+    if len(word) < 4:
+        return FREE
+    bases: tuple[str, ...] = ()
+    kind = VERB
+    if word.endswith(("ies", "ied")):
+        bases, kind = (word[:-3] + "y",), VERB if word[-1] == "s" else PARTICIPLE
+    elif word.endswith("es"):
+        bases = (word[:-2], word[:-1])  # `pushes`, `rises`
+    elif word.endswith("s") and not word.endswith("ss"):
+        bases = (word[:-1],)
+    elif word.endswith("ed"):
+        stem, kind = word[:-2], PARTICIPLE
+        bases = (stem, stem + "e", stem[:-1] if stem[-1] == stem[-2] else stem)  # `dropped`
+    return kind if any(base in _VERBS for base in bases) else FREE
+
 
 def relation(word: str, previous: str = "") -> int:
-    """FREE, COMPARISON or POLARITY: what leaving this normalized word out may do to the
-    words kept around it (`previous` is the word an apostrophe joins to it: `don` `t`)."""
+    """What leaving this normalized word out may do to the words kept around it, from FREE
+    to POLARITY (`previous` is the word an apostrophe joins to it: `don` `t`, `they` `re`)."""
     if (
         word in _POLARITY_WORDS
         or word.startswith(_POLARITY_PREFIXES)
@@ -101,9 +241,23 @@ def relation(word: str, previous: str = "") -> int:
         or not _NEGATING_CHARACTERS.isdisjoint(word)
     ):
         return POLARITY
+    if word in _CONDITION_WORDS:
+        return CONDITION
+    if word in _ATTRIBUTION_WORDS:
+        return ATTRIBUTION
     if word in _COMPARISON_WORDS or word.startswith(_COMPARISON_PREFIXES):
         return COMPARISON
-    return FREE
+    if word in _NUMBER_WORDS or _DIGIT.search(word):
+        return NUMBER
+    if word in ("re", "ve", "ll", "d", "m") and not previous:
+        return FREE  # a contraction's tail only after an apostrophe
+    if word in _FINITE_WORDS:
+        return VERB
+    if word in _PARTICIPLE_WORDS:
+        return PARTICIPLE
+    if word in _RELATIVE_WORDS:
+        return RELATIVE
+    return _verb_form(word)
 
 
 def separation(between: str) -> int:
@@ -159,9 +313,9 @@ class Gaps:
         levels = self.levels[kept:resumed]
         if max(levels) >= PARAGRAPH:
             return "the ellipsis leaves out words across paragraphs: cite the parts separately"
-        polar = self._first(kept + 1, resumed, POLARITY)
+        polar = self._first(kept + 1, resumed, (POLARITY,))
         if polar is not None:
-            return f"the ellipsis leaves out {polar}, a negation or restriction: quote it"
+            return f"the ellipsis leaves out {polar}: quote it"
         edges, inner = min(levels[0], levels[-1]), max(levels[1:-1], default=NONE)
         if edges < CLAUSE or inner > edges:
             return (
@@ -169,16 +323,30 @@ class Gaps:
                 f"({self._shown(kept + 1, resumed - 1)}): only whole clauses or sentences may "
                 "be left out"
             )
-        compared = self._first(kept + 1, resumed, COMPARISON) if edges < SENTENCE else None
-        if compared is not None:
-            return f"the ellipsis leaves out {compared}, a comparison inside a sentence: quote it"
+        blocked = self._first(kept + 1, resumed, _BLOCKED)
+        if blocked is not None:
+            return f"the ellipsis leaves out {blocked}: quote it"
+        if edges >= SENTENCE:
+            return None  # whole sentences
+        relative = self.relations[kept + 1] == RELATIVE and inner == NONE
+        kinds = (COMPARISON, NUMBER) if relative else (COMPARISON, NUMBER, VERB, PARTICIPLE)
+        found = self._first(kept + 1, resumed, kinds, opening=kept + 1)
+        if found is not None:
+            return (
+                f"the ellipsis leaves out {found} inside a sentence, where only an aside (a "
+                "parenthetical, an appositive or adjective phrase, a list item, a relative "
+                "clause) may be left out: quote it"
+            )
         return None
 
-    def _first(self, first: int, end: int, kind: int) -> str | None:
-        """The first word in first..end-1 of this relation kind, shown, or None."""
+    def _first(self, first: int, end: int, kinds: tuple[int, ...], opening: int = -1) -> str | None:
+        """The first word in first..end-1 of one of these relation kinds, shown with what it
+        is, or None. A PARTICIPLE at `opening` (the gap's first word) is not counted: it opens
+        a participle phrase ("built in stone")."""
         for at in range(first, end):
-            if self.relations[at] == kind:
-                return self._shown(at, at)
+            kind = self.relations[at]
+            if kind in kinds and not (kind == PARTICIPLE and at == opening):
+                return f"{self._shown(at, at)}, {_WHAT[kind]}"
         return None
 
     def _shown(self, first: int, last: int) -> str:
@@ -190,29 +358,39 @@ class Gaps:
     def predecessor(self, resumed: int, kept: Container[int]) -> int | None:
         """The nearest word in `kept` after which the words up to word `resumed` may be left
         out, or None. Walks back at most MAX_GAP_WORDS words, stopping at the first word or
-        separation that no longer allows a gap."""
+        separation that no longer allows a gap. What `problem` checks, kept up to date one
+        word at a time: the strongest separation inside, whether a number or comparison and
+        whether a finite verb lies after the gap's first word."""
         end_level, inner = self.levels[resumed - 1], NONE
-        worst = self.relations[resumed - 1]  # the strongest relation word left out so far
-        if not CLAUSE <= end_level <= SENTENCE or worst == POLARITY:
+        if not CLAUSE <= end_level <= SENTENCE:
             return None
+        measured = finite = False  # a number or comparison; a finite verb after the first word
         for last_kept in range(resumed - 2, max(resumed - 2 - MAX_GAP_WORDS, -1), -1):
             first_left = last_kept + 1
+            kind = self.relations[first_left]
+            if kind in _BLOCKED:
+                return None
+            measured = measured or kind in (NUMBER, COMPARISON)
+            if measured and end_level < SENTENCE:
+                return None  # a number or comparison goes only with whole sentences
             if first_left < resumed - 1:
                 inner = max(inner, self.levels[first_left])
-                worst = max(worst, self.relations[first_left])
-                if worst == POLARITY or inner > end_level:
+                if inner > end_level:
                     return None
-                if worst == COMPARISON and end_level < SENTENCE:
-                    return None  # a comparison goes only with whole sentences
             start_level = self.levels[last_kept]
             if (
                 resumed - first_left >= MIN_GAP_WORDS
                 and last_kept in kept
                 and CLAUSE <= start_level <= SENTENCE
                 and inner <= start_level
-                and (worst == FREE or start_level == SENTENCE)
+                and (
+                    start_level == SENTENCE == end_level  # whole sentences
+                    or (not measured and not (finite or kind == VERB))  # an aside
+                    or (not measured and kind == RELATIVE and inner == NONE)  # which ...
+                )
             ):
                 return last_kept
+            finite = finite or kind in (VERB, PARTICIPLE)
         return None
 
 

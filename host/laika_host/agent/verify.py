@@ -3,10 +3,21 @@ words of a source that was actually in the pack.
 
 Matching (`agent/words.py`) forgives case, Unicode form, whitespace, quote marks, dashes and
 punctuation, never a word: a quote that negates, or changes a number, a date, a name or a unit,
-is not verified. An ellipsis (`...`, `. . .`, `…`, `[...]`) splits a quote into parts of at least
+is not verified. The pack shows sources as Markdown, so a quote is read as the stored text
+is (`capture/text.markdown_to_text`, `readings`): a link is its text, an image nothing,
+emphasis, code spans, escapes and character references what a reader sees; a quote may start
+or end inside a link. A link's address is never a quoted word: a quote that puts a link
+around words the source has plain verifies on those words, and an address cannot stand for a
+word the quote lacks. The verified quote is the stored text's span (no syntax, no address),
+and its heading is looked up in the Markdown read line by line (`lines_as_text`), so link
+markup between the words no longer hides it.
+
+An ellipsis (`...`, `. . .`, `…`, `[...]`) splits a quote into parts of at least
 MIN_PART_WORDS words, found in order in the same source, and may stand only for what can be
 left out without changing the meaning (`agent/elision.py`): two or more words, whole clauses
-or sentences inside one paragraph, no negation, restriction or comparison word. A verified
+or sentences inside one paragraph, never a negation, restriction, contrast, condition or
+attribution, and inside a sentence only an aside (no number, comparison or clause with its
+own finite verb). A verified
 citation shows the source's own words (the span that matched; elided parts joined by ` … `),
 never the model's, with a locator: a `#:~:text=` URL (start,end for long quotes; prefix- and
 -suffix when the words occur more than once) and the nearest section heading above them.
@@ -25,6 +36,7 @@ from typing import Any, Literal
 from urllib.parse import quote as percent
 
 from ..capture.bounds import PAGE_MARKER, TRUNCATION_MARKER
+from ..capture.text import lines_as_text, links_as_text, markdown_to_text
 from .elision import MAX_PARTS, MIN_PART_WORDS, Gaps, in_order, place
 from .words import WordIndex, normalize, words
 
@@ -51,6 +63,8 @@ ELIDED = " … "
 _DOTS = r"(?:\.(?:[ \t]?\.){2,}|…)"  # `...`, `. . .`, `…`
 _ELLIPSIS = re.compile(rf"\[[ \t]*{_DOTS}[ \t]*\]|\([ \t]*{_DOTS}[ \t]*\)|{_DOTS}")
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+_MARKUP = re.compile(r"[\\`*_~&<>#|\[\]+-]")  # what `markdown_to_text` may read otherwise
+_TICKS = re.compile(r"`++")
 _HEADING = re.compile(r"^#{1,6}+[ \t]++([^\n]*+)$", re.MULTILINE)  # possessive: linear
 _PAGE_OR_CUT = re.compile(
     rf"{PAGE_MARKER.pattern}|^{re.escape(TRUNCATION_MARKER)}$", re.MULTILINE
@@ -160,7 +174,7 @@ class _Indexes:
 
     def markdown(self, source: PackedSource) -> WordIndex:
         if source.doc_id not in self.markdowns:
-            self.markdowns[source.doc_id] = WordIndex(source.markdown)
+            self.markdowns[source.doc_id] = WordIndex(lines_as_text(source.markdown))
         return self.markdowns[source.doc_id]
 
 
@@ -220,10 +234,23 @@ def _verify_one(
         return claimed
     claimed.source_id, claimed.doc_id, claimed.url = source.source_id, source.doc_id, source.url
     claimed.title = source.title
-    parts = quote_parts(quote)
+    reason = None
+    for parts in readings(quote):
+        _verify_parts(claimed, source, parts, indexes)
+        if claimed.verified:
+            return claimed
+        reason = reason or claimed.reason  # the first reading's
+    claimed.reason = reason
+    return claimed
+
+
+def _verify_parts(
+    claimed: VerifiedCitation, source: PackedSource, parts: list[list[str]], indexes: _Indexes
+) -> None:
+    """Verify one reading of a quote's words, or set the reason it is not verified."""
     if not parts:
         claimed.reason = "unverified: the quote has no words"
-        return claimed
+        return
     index = indexes.text(source)
     whole = [word for part in parts for word in part]  # the source's own `…`, or none left out
     found = index.find(whole)
@@ -233,7 +260,6 @@ def _verify_one(
         claimed.reason = _NOT_FOUND
     else:
         _verify_elided(claimed, source, parts, indexes)
-    return claimed
 
 
 _NOT_FOUND = "unverified: the quote's words are not in the source's stored text"
@@ -273,8 +299,42 @@ def _why_not(index: WordIndex, gaps: Gaps, parts: list[list[str]]) -> str:
     return "unverified: the ellipses leave out words that may not be left out"
 
 
-def quote_parts(quote: str) -> list[list[str]]:
-    """The normalized words of each part of a quote, split at ellipses (empty parts gone)."""
+def readings(quote: str, *, as_written: bool = False) -> list[list[list[str]]]:
+    """The ways to read a quote's words, each as its parts between ellipses: as written but
+    for links (a link is its text, an image nothing: the pack shows sources as Markdown),
+    then, when it holds other inline syntax, as Markdown (emphasis, code, escapes and
+    references read as a reader shows them). A link's address is never read as words, so a
+    quote that puts a link around words the source has plain is checked on those words
+    only. A quote without links is read as written first: what verified before still does,
+    the same way. `as_written`: read it wholly as written first (to mark text a reader sees,
+    such as a verified quote, the source's own text; never to verify)."""
+    found = [_parts(links_as_text(quote, excerpt=True))]
+    if _MARKUP.search(quote):
+        found.append(_parts(markdown_to_text(quote, excerpt=True)))
+        found += [_parts(cut) for cut in _cut_code(quote)]
+    if as_written:
+        found.insert(0, _parts(quote))
+    return [parts for at, parts in enumerate(found) if parts not in found[:at]]
+
+
+def _cut_code(quote: str) -> list[str]:
+    """A quote cut inside a code span, read so: the words before its first backtick run (it
+    starts inside code) or after its last one (it ends inside code) are code, kept literal,
+    the rest Markdown. An odd number of runs is cut at one end, an even one maybe at both."""
+    runs = list(_TICKS.finditer(quote))
+    if not runs:
+        return []
+    first, last = runs[0], runs[-1]
+    head, tail = quote[: first.start()], quote[last.end() :]
+    if len(runs) % 2:
+        return [
+            f"{head} {markdown_to_text(quote[first.end() :], excerpt=True)}",
+            f"{markdown_to_text(quote[: last.start()], excerpt=True)} {tail}",
+        ]
+    return [f"{head} {markdown_to_text(quote[first.end() : last.start()], excerpt=True)} {tail}"]
+
+
+def _parts(quote: str) -> list[list[str]]:
     parts = ([word.text for word in words(part)] for part in _ELLIPSIS.split(quote))
     return [part for part in parts if part]
 
@@ -327,7 +387,8 @@ def _encode(text: str) -> str:
 
 def nearest_heading(markdown: WordIndex, wanted: Sequence[str]) -> str | None:
     """The last Markdown heading at or above the first place these words occur (None when
-    they are not found in the Markdown, e.g. split by link markup)."""
+    they are not found in the Markdown; index it `lines_as_text`, so that link markup
+    between the words does not split them)."""
     found = markdown.find(wanted)
     if found is None:
         return None

@@ -3,7 +3,8 @@ the live page falls back to.
 
 The quote is found on the rendered text, not on the Markdown (where link targets and escapes
 sit between the words), with the same word matching as citation verification (`agent/words`,
-`agent/verify.quote_parts`): case, Unicode form, punctuation and whitespace are forgiven,
+`agent/verify.readings`: a quote copied from the Markdown, links and all, is
+read as its text): case, Unicode form, punctuation and whitespace are forgiven,
 words are not; an elided quote (`a … b`) marks each part, in order. `<mark>` is then put
 around the matched text inside each text run it covers (a quote may cross emphasis or a
 paragraph), never around tags, so the structure stays as CommonMark wrote it. Each step is one
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from html import escape, unescape
 
-from ..agent.verify import quote_parts
+from ..agent.verify import readings
 from ..agent.words import WordIndex
 from .html import markdown_to_annotated_html
 from .text_nodes import Piece, pieces
@@ -78,11 +79,20 @@ def _text_of(parts: list[Piece]) -> tuple[str, list[int]]:
 
 
 def _find(text: str, quote: str) -> list[Span]:
-    """The spans of the quote's parts, found in order; empty if any part is missing."""
+    """The spans of the quote's parts, found in order, in the first of the quote's readings
+    (as written, then as Markdown) whose parts are all there; empty if none is."""
     index = WordIndex(text)
+    for parts in readings(quote, as_written=True):
+        spans = _spans(index, parts)
+        if spans:
+            return spans
+    return []
+
+
+def _spans(index: WordIndex, parts: list[list[str]]) -> list[Span]:
     spans: list[Span] = []
     first = 0
-    for part in quote_parts(quote):
+    for part in parts:
         found = index.find(part, first)
         if found is None:
             return []
