@@ -133,7 +133,9 @@ def test_cancel_stops_in_flight_work(host: HostProcess) -> None:
     cancelled = host.final_reply("long")
     assert cancelled["error"]["code"] == "cancelled"
     assert "host.cancel 'c'" in cancelled["error"]["message"]
-    assert time.monotonic() - started < 2
+    # ended by the cancel, not by its 30 s delay: half of it is a bound no load reaches
+    # (it read 2.4 s with the cores busy; an exact latency belongs in bench/)
+    assert time.monotonic() - started < 15
     missing = host.request({"id": "c2", "type": "host.cancel", "payload": {"target_id": "long"}})
     assert missing["error"]["code"] == "not_found"
 
