@@ -22,12 +22,12 @@ from ..tools.turn import CallReport, ProposedCall, ToolRunner, TurnFacts, tool_m
 
 __all__ = ["ProposedCall", "converse", "offline_turn", "proposals"]
 from .intent import Decline, decline_answer, read_intent
-from .parse import ParsedResponse
+from .parse import MAX_TOOL_CALLS, ParsedResponse
 
 MAX_TOOL_ROUNDS = 4
 MAX_CALLS_PER_ROUND = 8
-MAX_RECORDED_PER_ROUND = 32
-"""Proposals of one reply recorded at all (a reply of thousands is counted, not stored)."""
+MAX_RECORDED_PER_ROUND = MAX_TOOL_CALLS
+"""Proposals of one reply recorded at all (the parser reads no more; it counts the rest)."""
 MAX_SHOWN_RESULT = 1_500
 
 A = TypeVar("A")
