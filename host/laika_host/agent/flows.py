@@ -21,7 +21,7 @@ from pydantic import JsonValue
 
 from ..capture import Capture
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS
-from ..llm.client import ChatClient, ChatResult
+from ..llm.client import ChatClient, ChatResult, tls_context
 from ..llm.config import DEFAULT_CONTEXT_WINDOW, ContextFormat, ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import StreamEvent, TextDelta
@@ -415,7 +415,7 @@ async def count_tokens(provider: ProviderConfig, text: str) -> int | None:
 
     base = provider.url.removesuffix("/v1")
     try:
-        async with httpx.AsyncClient(timeout=5) as http:
+        async with httpx.AsyncClient(timeout=5, verify=tls_context()) as http:
             response = await http.post(f"{base}/tokenize", json={"content": text})
             tokens = response.json().get("tokens") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError):

@@ -15,11 +15,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from functools import cache
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -76,6 +78,13 @@ class ChatResult:
         }
 
 
+@cache
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings every model client uses (httpx's defaults), made once: making them
+    anew took 65 ms of CPU per client, on the event loop, twice per question asked."""
+    return httpx.create_ssl_context()
+
+
 class _RetryError(Exception):
     def __init__(self, error: LlmError, delay: float) -> None:
         super().__init__(error.message)
@@ -108,7 +117,9 @@ class ChatClient:
         status_retries: int = STATUS_RETRIES,
         max_retry_after: float = MAX_RETRY_AFTER,
     ) -> None:
-        self._http = httpx.AsyncClient(transport=transport, follow_redirects=False)
+        self._http = httpx.AsyncClient(
+            transport=transport, follow_redirects=False, verify=tls_context()
+        )
         self.retry_delay = retry_delay
         self.status_retries = status_retries
         self.max_retry_after = max_retry_after

@@ -17,9 +17,11 @@ cheap and no import cycle runs through the settings registry.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -56,6 +58,11 @@ class ExecuteOptions:
 Executor = Callable[[Any, "Store", ExecuteOptions], Awaitable[dict[str, Any]]]
 
 
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema(by_alias=True)
+
+
 @dataclass(frozen=True)
 class ToolEntry:
     name: str
@@ -66,8 +73,10 @@ class ToolEntry:
     family: Family = "llmcp"
 
     def schema(self) -> dict[str, Any]:
-        """The arguments' JSON Schema, camelCase keys as on the wire."""
-        return self.arguments.model_json_schema(by_alias=True)
+        """The arguments' JSON Schema, camelCase keys as on the wire (a copy of the one
+        made on first use: pydantic took 0.15-0.2 CPU-s to make them all, on the event loop,
+        several times per chat turn with tools)."""
+        return copy.deepcopy(_json_schema(self.arguments))
 
     def to_json(self, default_decision: str | None = None) -> dict[str, Any]:
         listed: dict[str, Any] = {
