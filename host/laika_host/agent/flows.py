@@ -10,9 +10,11 @@ JSON was asked, `error` when nothing could be shown), recorded in the turn's `mo
 A reply is read (parsed, repaired, verified, redacted) in a worker thread, so the event loop
 answers pings and reads cancels meanwhile; a cancelled turn ends at once and the thread's
 result is dropped (its work is bounded: `parse` caps what it reads). A thread, not a
-process: the GIL passes to the loop every 5 ms and no step holds it long (each C call reads
-at most the capped reply), so measured over the worst replies of up to 1 MiB the loop spent
-at most 0.06 CPU-s between two pongs, against 0.3 to 24 CPU-s when it read them itself.
+process: no step holds the GIL long (each C call reads at most the capped reply, or one
+regex pass over the reply) and the native host hands the GIL back to its loop within 1 ms
+(`LOOP_SWITCH_INTERVAL`), so over the worst replies of up to 1 MiB the loop spent at most
+0.06 CPU-s between two pongs (0.3 to 24 CPU-s when it read them itself), and pings took at
+most 0.17 s on busy cores (a worker process: 0.025 s, for a second interpreter and pickling).
 """
 
 from __future__ import annotations
