@@ -815,6 +815,44 @@ CASES: list[Case] = [
         dropped=("tool_calls",),
         citations=1,
     ),
+    # --- more items than are ever read: the rest dropped unread, counted in a warning --------
+    Case(
+        "citations_past_the_cap",
+        dumps(packet(answer(citations=[CITATION] * 40), citations=[{}] * 45_000)),
+        "repaired",
+        "the assistant's 40 come first, then 24 of the 45,000 empty ones at the top (dropped "
+        "as invalid); the other 44,976 are never read",
+        repairs=(
+            "dropped_excess_citations",
+            "moved_citations_into_assistant",
+            "dropped_invalid_citations",
+        ),
+        dropped=tuple(f"assistant.citations[{i}]" for i in range(40, 64)),
+        citations=40,
+        warns=("the reply has 45040 citations; only the first 64 were read (44976 dropped)",),
+    ),
+    Case(
+        "tool_calls_past_the_cap",
+        dumps(packet(tool_calls=[CLICK] * 2_500)),
+        "repaired",
+        "32 are read (the tool loop records 32 and runs 8); the rest never reach the gate",
+        repairs=("dropped_excess_tool_calls",),
+        citations=1,
+        tool_calls=32,
+        warns=("the reply has 2500 tool calls; only the first 32 were read (2468 dropped)",),
+    ),
+    Case(
+        "render_blocks_past_the_cap",
+        dumps(
+            packet(answer(markdown=DROP, render={**RENDER, "children": RENDER["children"] * 300}))
+        ),
+        "repaired",
+        "the first 500 top-level blocks are the answer",
+        repairs=("dropped_excess_render_blocks",),
+        contains=("From the tree.",),
+        citations=1,
+        warns=("the reply has 600 top-level render blocks; only the first 500 were read",),
+    ),
     # --- nothing there --------------------------------------------------------------------
     Case("empty_output", "", "error", "nothing to show"),
     Case("whitespace_only", " \n\t\r\n ", "error", "nothing to show"),

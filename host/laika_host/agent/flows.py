@@ -6,10 +6,20 @@ and a redacted llm_run -> audit. A failure keeps what was done (partial text, th
 question) and says what failed: whatever the model sends, the answer is saved as a turn with
 its status (`ok`, `partial` when the reply was cut, `invalid_output` when prose came where
 JSON was asked, `error` when nothing could be shown), recorded in the turn's `model`.
+
+A reply is read (parsed, repaired, verified, redacted) in a worker thread, so the event loop
+answers pings and reads cancels meanwhile; a cancelled turn ends at once and the thread's
+result is dropped (its work is bounded: `parse` caps what it reads). A thread, not a
+process: no step holds the GIL long (each C call reads at most the capped reply, or one
+regex pass over the reply) and the native host hands the GIL back to its loop within 1 ms
+(`LOOP_SWITCH_INTERVAL`), so over the worst replies of up to 1 MiB the loop spent at most
+0.06 CPU-s between two pongs (0.3 to 24 CPU-s when it read them itself), and pings took at
+most 0.17 s on busy cores (a worker process: 0.025 s, for a second interpreter and pickling).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -21,7 +31,7 @@ from pydantic import JsonValue
 
 from ..capture import Capture
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS
-from ..llm.client import ChatClient, ChatResult
+from ..llm.client import ChatClient, ChatResult, tls_context
 from ..llm.config import DEFAULT_CONTEXT_WINDOW, ContextFormat, ProviderConfig
 from ..llm.contract import ChatMessage, ChatRequest
 from ..llm.events import StreamEvent, TextDelta
@@ -415,7 +425,7 @@ async def count_tokens(provider: ProviderConfig, text: str) -> int | None:
 
     base = provider.url.removesuffix("/v1")
     try:
-        async with httpx.AsyncClient(timeout=5) as http:
+        async with httpx.AsyncClient(timeout=5, verify=tls_context()) as http:
             response = await http.post(f"{base}/tokenize", json={"content": text})
             tokens = response.json().get("tokens") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
@@ -512,9 +522,9 @@ async def _with_model(
         )
         audit.debug_packet(correlation, "request", sent.model_dump(mode="json"))
         result = await _call(provider, sent, client, on_delta)
-        answer, parsed = _interpret(result, pack, correlation, _reader(provider))
-        # the reply goes back to the model as context next round: redacted like all it reads
-        return redact_text(result.text), answer, tool_loop.proposals(parsed)
+        # CPU-bound over a reply of any size: a worker thread, so pings and cancels are read
+        # meanwhile (a cancel drops its result: the thread's work is bounded, see `parse`)
+        return await asyncio.to_thread(_read_reply, result, pack, correlation, _reader(provider))
 
     def between() -> None:
         if on_delta is not None:
@@ -602,6 +612,17 @@ def _reader(provider: ProviderConfig) -> Reader:
     if context_format(provider) == "llmx":
         return parse_llmx_reply
     return parse_markdown_reply if uses_markdown_mode(provider) else parse_response
+
+
+def _read_reply(
+    result: ChatResult, pack: Pack, correlation: str, read: Reader
+) -> tuple[str, Answer, list[tool_loop.ProposedCall]]:
+    """Everything done with a reply once it has arrived: parse, repair, verify, the tool
+    proposals read, and the text redacted (it goes back to the model as context next round,
+    redacted like all it reads). Run in a worker thread: it shares nothing with the loop
+    but the log."""
+    answer, parsed = _interpret(result, pack, correlation, read)
+    return redact_text(result.text), answer, tool_loop.proposals(parsed)
 
 
 def _interpret(

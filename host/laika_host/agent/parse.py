@@ -11,6 +11,11 @@ with its truncation note fits inside `max_chars` (so a caller can store it under
 cap); JSON nested deeper than `MAX_JSON_DEPTH` (100) levels is not parsed (it is read as
 Markdown, with a warning), so nothing recurses past Python's stack; lone surrogates (invalid
 UTF-16 from a provider's `\ud800` escapes) become U+FFFD, so the answer can be stored and sent.
+What is checked one item at a time is capped before any check, each cap with a warning that
+says how many items were dropped: `MAX_CITATIONS` citations (64: no more are ever verified or
+kept), `MAX_TOOL_CALLS` tool calls (32: no more are ever recorded), `MAX_RENDER_BLOCKS`
+top-level render blocks (500), and `MAX_QUOTES` quote lines in Markdown mode (64). A reply of
+60,000 empty citations took 3 CPU-s here (and 27 more in the client's schema check) before.
 
 | outcome | meaning |
 | --- | --- |
@@ -47,6 +52,9 @@ to JSON): after the same cleaning, the text is the answer, and each line of the 
 | `dropped_invalid_citations` | citations that do not validate removed |
 | `dropped_unknown_tool_calls` | tool calls outside the v1 catalog or `known_tools` removed |
 | `dropped_invalid_tool_calls` | tool calls with invalid arguments or shape removed |
+| `dropped_excess_citations` | citations past `MAX_CITATIONS` removed unread |
+| `dropped_excess_render_blocks` | top-level render blocks past `MAX_RENDER_BLOCKS` removed unread |
+| `dropped_excess_tool_calls` | tool calls past `MAX_TOOL_CALLS` removed unread (never run) |
 | `salvaged_partial_markdown` | cut-off JSON: the partial `markdown` string shown (fallback) |
 
 Not repaired, so they fall back to Markdown: single quotes (Python dicts), NaN/Infinity,
@@ -86,6 +94,7 @@ from ..protocol import (
 )
 from ..render import document_to_markdown
 from ..strict_json import loads_strict
+from .verify import MAX_CITATIONS as VERIFIED_CITATIONS
 
 Outcome = Literal["parsed", "repaired", "markdown_fallback", "error"]
 OUTCOMES: Final[tuple[Outcome, ...]] = ("parsed", "repaired", "markdown_fallback", "error")
@@ -113,6 +122,9 @@ REPAIRS: Final[tuple[str, ...]] = (
     "dropped_invalid_citations",
     "dropped_unknown_tool_calls",
     "dropped_invalid_tool_calls",
+    "dropped_excess_citations",
+    "dropped_excess_render_blocks",
+    "dropped_excess_tool_calls",
     "salvaged_partial_markdown",
 )
 """Every repair name `parse_response` records, in the order of the module docstring."""
@@ -124,6 +136,16 @@ UNKNOWN_ID: Final = "unknown"
 
 MAX_JSON_CANDIDATES: Final = 16
 """How many `{` positions are tried when looking for JSON in prose (bounds the work)."""
+MAX_CITATIONS: Final = VERIFIED_CITATIONS
+"""Citations read from one reply: verification keeps no more, so none past it is checked."""
+MAX_QUOTES: Final = VERIFIED_CITATIONS
+"""Quote lines read from one Markdown-mode reply (they are its citations)."""
+MAX_TOOL_CALLS: Final = 32
+"""Tool calls read from one reply; the tool loop runs at most 8 of them and records the rest."""
+MAX_RENDER_BLOCKS: Final = 500
+"""Top-level blocks of a render tree read from one reply (its Markdown is cut at `max_chars`)."""
+MAX_ISSUES: Final = 50
+"""Validation issues read per check: a reason shows five; the envelope's come first."""
 
 _ENVELOPE_KEYS: Final = (
     "protocol",
@@ -263,9 +285,12 @@ def parse_markdown_reply(
     """Read a Markdown-mode reply: the cleaned text is the answer, quote lines are citations."""
     ctx = _Context(request_id or None, None, max(max_chars, 0))
     cleaned = _clean_text(_bound(text, ctx), ctx)
+    matches = list(_QUOTE_LINE.finditer(cleaned))
+    if len(matches) > MAX_QUOTES:
+        ctx.warnings.append(excess_warning(len(matches), MAX_QUOTES, "quote lines"))
     quotes = [
         {"doc_id": match["doc_id"], "quote": match["quote"].strip()}
-        for match in _QUOTE_LINE.finditer(cleaned)
+        for match in matches[:MAX_QUOTES]
     ]
     answer = _QUOTE_LINE.sub("", cleaned).rstrip()
     answer = _QUOTES_LABEL.sub("", answer).strip("\n") if quotes else answer.strip("\n")
@@ -570,6 +595,7 @@ def _to_response(found: _Found, ctx: _Context) -> ResponsePacket | str:
     data = _as_object(found.value, ctx)
     if isinstance(data, str):
         return data
+    data = _capped(data, ctx)  # before any validation: each item costs a check
     checked = _validate(data)
     if isinstance(checked, ResponsePacket) and _acceptable(checked, ctx):
         return checked
@@ -597,7 +623,7 @@ def _validate(data: dict[str, Any]) -> ResponsePacket | list[Issue]:
     try:
         return ResponsePacket.model_validate(data)
     except ValidationError as error:
-        return issues_from(error, data)
+        return issues_from(error, data, limit=MAX_ISSUES)
 
 
 def _acceptable(packet: ResponsePacket, ctx: _Context) -> bool:
@@ -611,6 +637,7 @@ def _repair_packet(data: dict[str, Any], ctx: _Context) -> dict[str, Any] | str:
     """A copy of `data` with every safe repair applied, or why it has no answer."""
     data = dict(data)
     _wrap_content(data, ctx)
+    data = _capped(data, ctx)  # bare content became `assistant`: capped like it
     if "assistant" not in data:
         return "the JSON has no assistant answer (no render or markdown)"
     _move_citations(data, ctx)
@@ -622,6 +649,60 @@ def _repair_packet(data: dict[str, Any], ctx: _Context) -> dict[str, Any] | str:
         data["tool_calls"] = _repair_tool_calls(data["tool_calls"], ctx)
     _drop_unknown_keys(data, _PACKET_KEYS, "", ctx)
     _repair_envelope(data, ctx)
+    return data
+
+
+def excess_warning(total: int, kept: int, what: str) -> str:
+    """The warning of a cap: how many there were, how many were read, how many dropped."""
+    return f"the reply has {total} {what}; only the first {kept} were read ({total - kept} dropped)"
+
+
+def _capped(data: dict[str, Any], ctx: _Context) -> dict[str, Any]:
+    """`data` with its citations, tool calls and top-level render blocks cut to their caps
+    (containers on the way copied, `data` itself unchanged); a warning for each cut. Lists
+    anywhere else are an unknown key (one issue, not read) or inside a capped item."""
+    data = _cap_citations(data, ctx)
+    calls = data.get("tool_calls")
+    if isinstance(calls, list) and len(calls) > MAX_TOOL_CALLS:
+        ctx.repair(
+            "dropped_excess_tool_calls", excess_warning(len(calls), MAX_TOOL_CALLS, "tool calls")
+        )
+        data = {**data, "tool_calls": calls[:MAX_TOOL_CALLS]}
+    assistant = data.get("assistant")
+    if isinstance(assistant, dict) and (kept := _cap_render(assistant, ctx)) is not assistant:
+        data = {**data, "assistant": kept}
+    return data
+
+
+def _cap_render(assistant: dict[str, Any], ctx: _Context) -> dict[str, Any]:
+    render = assistant.get("render")
+    if not isinstance(render, dict):
+        return assistant
+    blocks = render.get("children")
+    if not isinstance(blocks, list) or len(blocks) <= MAX_RENDER_BLOCKS:
+        return assistant
+    warning = excess_warning(len(blocks), MAX_RENDER_BLOCKS, "top-level render blocks")
+    ctx.repair("dropped_excess_render_blocks", warning)
+    return {**assistant, "render": {**render, "children": blocks[:MAX_RENDER_BLOCKS]}}
+
+
+def _cap_citations(data: dict[str, Any], ctx: _Context) -> dict[str, Any]:
+    """At most MAX_CITATIONS citations, counted in the order `_move_citations` joins them:
+    the assistant's own first, then the top-level ones."""
+    assistant = data.get("assistant")
+    inner = assistant.get("citations") if isinstance(assistant, dict) else None
+    inner = inner if isinstance(inner, list) else []
+    outer = data.get("citations")
+    outer = outer if isinstance(outer, list) else []
+    total = len(inner) + len(outer)
+    if total <= MAX_CITATIONS:
+        return data
+    ctx.repair("dropped_excess_citations", excess_warning(total, MAX_CITATIONS, "citations"))
+    data = dict(data)
+    if inner:
+        data["assistant"] = {**data["assistant"], "citations": inner[:MAX_CITATIONS]}
+    if outer:
+        data["citations"] = outer[: max(0, MAX_CITATIONS - len(inner))]
     return data
 
 
@@ -688,7 +769,7 @@ def _issues(validate: Callable[[Any], object], data: Any) -> list[Issue]:
     try:
         validate(data)
     except ValidationError as error:
-        return issues_from(error, data)
+        return issues_from(error, data, limit=MAX_ISSUES)
     return []
 
 
@@ -811,13 +892,17 @@ def _repair_envelope(data: dict[str, Any], ctx: _Context) -> None:
     if missing:
         data.update({key: defaults[key] for key in missing})
         ctx.repair("filled_envelope", f"filled missing envelope fields: {', '.join(missing)}")
-    checked = _validate(data)
-    for issue in [] if isinstance(checked, ResponsePacket) else checked:
-        key = _top_key(issue.path)
-        if key in _ENVELOPE_KEYS and data[key] != defaults[key]:  # once per key
-            what = "envelope_field"
-            ctx.drop("replaced_invalid_envelope_fields", what, key, issue.message, data[key])
-            data[key] = defaults[key]
+    for _ in _ENVELOPE_KEYS:  # issues are read MAX_ISSUES at a time: each round replaces one
+        checked = _validate(data)
+        replaced = False
+        for issue in [] if isinstance(checked, ResponsePacket) else checked:
+            key = _top_key(issue.path)
+            if key in _ENVELOPE_KEYS and data[key] != defaults[key]:  # once per key
+                what = "envelope_field"
+                ctx.drop("replaced_invalid_envelope_fields", what, key, issue.message, data[key])
+                data[key], replaced = defaults[key], True
+        if not replaced:
+            break
     wanted = defaults["in_reply_to"]
     if ctx.request_id is not None and data["in_reply_to"] != wanted:
         ctx.repair("corrected_in_reply_to", f"in_reply_to was {data['in_reply_to']!r}")

@@ -4,7 +4,9 @@ The reply's LLMX message is parsed by the codec (bounded, linear time), the brid
 into the LLMCP answer JSON (`llmx.bridge.compact_reply`), and that JSON goes through
 `parse_response`: the envelope, the citation checks and the warnings are the JSON path's, and
 the citations are then verified against the stored text like any others. `raw` stays the
-reply as received.
+reply as received. Citations and tool calls are cut to the JSON path's caps before the JSON is
+written (a reply of 10,000 one-line citations would otherwise become JSON longer than the cap,
+cut, and lose its answer), with the same warnings.
 
 Small models slip in two harmless ways, which are read with a warning: text (a fence, a
 sentence) before the first `HEADER:`/`RES:` line or a closing fence after the message, and a
@@ -22,7 +24,14 @@ from typing import Final
 
 from ..llmx import LlmxError, parse
 from ..llmx.bridge import compact_reply
-from .parse import DEFAULT_MAX_CHARS, ParsedResponse, parse_response
+from .parse import (
+    DEFAULT_MAX_CHARS,
+    MAX_CITATIONS,
+    MAX_TOOL_CALLS,
+    ParsedResponse,
+    excess_warning,
+    parse_response,
+)
 
 _START: Final = re.compile(r"^[ \t]{0,8}(?:HEADER|RES)[ \t]{0,8}:", re.M)
 _FENCE: Final = ("```", "~~~")
@@ -40,9 +49,26 @@ def parse_llmx_reply(
         parsed = parse_response(text, request_id=request_id, max_chars=max_chars)
         why = f"the reply is not valid LLMX ({error}): read as JSON, else Markdown"
         return replace(parsed, warnings=[why, *parsed.warnings])
+    repairs = _cap(data, "citations", MAX_CITATIONS, warnings)
+    repairs += _cap(data, "tool_calls", MAX_TOOL_CALLS, warnings)
     encoded = json.dumps(data, ensure_ascii=False)
     parsed = parse_response(encoded, request_id=request_id, max_chars=max_chars)
-    return replace(parsed, raw=text, warnings=[*warnings, *parsed.warnings])
+    return replace(
+        parsed,
+        raw=text,
+        repairs=[*parsed.repairs, *repairs],
+        warnings=[*warnings, *parsed.warnings],
+    )
+
+
+def _cap(data: dict[str, object], key: str, cap: int, warnings: list[str]) -> list[str]:
+    """Cut `data[key]` to `cap` items; the repair made, if any (its warning is added)."""
+    items = data.get(key)
+    if not isinstance(items, list) or len(items) <= cap:
+        return []
+    warnings.append(excess_warning(len(items), cap, key.replace("_", " ")))
+    data[key] = items[:cap]
+    return [f"dropped_excess_{key}"]
 
 
 def _read(text: str, max_chars: int) -> tuple[dict[str, object], list[str]]:

@@ -7,6 +7,12 @@ unknown or malformed alike, so that the gate rejects and records each (nothing i
 lost, nothing invalid runs). Past the round limit, or past `MAX_CALLS_PER_ROUND` in one reply,
 proposals are recorded as refused and not run. The offline runtime has no model: its reading
 of the user's words (`intent`) proposes a call or declines, and the outcome is its answer.
+
+The turn is untrusted from its start when web content is packed into its context, and from
+the round after a tool gave the model text that may come from the web (a page observed, a
+search of saved pages, a capture: `CallReport.web_text`): the model read it before it
+proposed again, so what it proposes next is gated as made under untrusted content (an `allow`
+becomes `ask`), and the results are marked `trust: "untrusted"` in the tool message.
 """
 
 from __future__ import annotations
@@ -22,12 +28,12 @@ from ..tools.turn import CallReport, ProposedCall, ToolRunner, TurnFacts, tool_m
 
 __all__ = ["ProposedCall", "converse", "offline_turn", "proposals"]
 from .intent import Decline, decline_answer, read_intent
-from .parse import ParsedResponse
+from .parse import MAX_TOOL_CALLS, ParsedResponse
 
 MAX_TOOL_ROUNDS = 4
 MAX_CALLS_PER_ROUND = 8
-MAX_RECORDED_PER_ROUND = 32
-"""Proposals of one reply recorded at all (a reply of thousands is counted, not stored)."""
+MAX_RECORDED_PER_ROUND = MAX_TOOL_CALLS
+"""Proposals of one reply recorded at all (the parser reads no more; it counts the rest)."""
 MAX_SHOWN_RESULT = 1_500
 
 A = TypeVar("A")
@@ -90,6 +96,8 @@ async def converse(
         notes += note
         if last:
             return answer, notes
+        if any(report.web_text for report in reports):  # the model reads them next
+            facts = replace(facts, untrusted=True)
         messages += [
             ChatMessage(role="assistant", content=text),
             ChatMessage(role="user", content=tool_message(reports)),

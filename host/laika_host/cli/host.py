@@ -44,11 +44,13 @@ def serve(socket_path: Path | None) -> None:
     """
     import contextlib
 
+    from ..native.transport.host_main import prefer_the_loop
     from ..native.transport.logsetup import configure_logging
     from ..native.transport.socket_server import run_socket_server
     from ..paths import data_dir
 
     configure_logging("serve.log")
+    prefer_the_loop()
     path = socket_path or data_dir() / "laika.sock"
     echo(f"serving on {path} (Ctrl-C to stop)", err=True)
     try:

@@ -1,4 +1,11 @@
-"""Does the reply have the shape the request asked for? (JSON, and the JSON Schema.)"""
+"""Does the reply have the shape the request asked for? (JSON, and the JSON Schema.)
+
+The schema check stops at the validator's first complaint and never formats one whole
+(`str()` of a jsonschema error pretty-prints the instance and the schema: sorting all
+120,000 of them by it, for a reply of 60,000 empty citations, held the host for 27 CPU-s).
+Validating a valid reply is still plain Python over all of it (0.8 CPU-s for 930 KB of
+citations), so the client runs this check in a worker thread.
+"""
 
 from __future__ import annotations
 
@@ -27,11 +34,10 @@ def check_output(text: str, request: ChatRequest) -> str | None:
     from jsonschema import Draft202012Validator
 
     try:
-        problems = sorted(Draft202012Validator(schema).iter_errors(value), key=str)
+        first = next(Draft202012Validator(schema).iter_errors(value), None)  # lazy: stops here
     except RecursionError:
         return "the reply nests too deeply to check against the schema"
-    if not problems:
+    if first is None:
         return None
-    first = problems[0]
     where = "/".join(str(part) for part in first.absolute_path) or "(root)"
     return f"the reply does not match the schema at {where}: {first.message}"[:MAX_PROBLEM]

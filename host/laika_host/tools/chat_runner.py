@@ -132,7 +132,8 @@ class ChatRunner:
         )
 
     def _report(self, call_id: str) -> CallReport:
-        return CallReport(dict(self._events[call_id]))
+        event = self._events[call_id]
+        return CallReport(dict(event), web_text=carries_web_text(event))
 
     def _show(self, outcome: CallOutcome, *, forced_ask: bool | None = None) -> None:
         """Keep the call's new state and stream it."""
@@ -217,6 +218,14 @@ class ChatRunner:
             return
         handles = outcome.result.get("handles") if isinstance(outcome.result, dict) else None
         self.field_kinds = handle_kinds(handles)
+
+
+def carries_web_text(event: dict[str, Any]) -> bool:
+    """Whether a call's last state gives the model text that may come from the web: the
+    call ran (or failed while running) and its tool is one whose result can hold such text
+    (`ToolEntry.web_text`). A call refused, denied or still waiting gives back nothing."""
+    tool = REGISTRY.get(str(event.get("tool")))
+    return event.get("status") in ("executed", "failed") and (tool is None or tool.web_text)
 
 
 def handle_kinds(handles: Any) -> dict[str, FieldKind]:

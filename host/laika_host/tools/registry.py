@@ -17,9 +17,11 @@ cheap and no import cycle runs through the settings registry.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -56,6 +58,11 @@ class ExecuteOptions:
 Executor = Callable[[Any, "Store", ExecuteOptions], Awaitable[dict[str, Any]]]
 
 
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema(by_alias=True)
+
+
 @dataclass(frozen=True)
 class ToolEntry:
     name: str
@@ -64,10 +71,18 @@ class ToolEntry:
     risk: Risk
     runs_in: RunsIn
     family: Family = "llmcp"
+    web_text: bool = True
+    """Its result (or error) may hold text from the web: a page (every browser tool runs in
+    one), a capture, a stored source, an artifact made from them. A turn that reads such a
+    result is untrusted from then on. False only for a tool whose result is made of its own
+    arguments and fixed data (arithmetic, the transform catalog, a new collection or note
+    the model named, the user's settings)."""
 
     def schema(self) -> dict[str, Any]:
-        """The arguments' JSON Schema, camelCase keys as on the wire."""
-        return self.arguments.model_json_schema(by_alias=True)
+        """The arguments' JSON Schema, camelCase keys as on the wire (a copy of the one
+        made on first use: pydantic took 0.15-0.2 CPU-s to make them all, on the event loop,
+        several times per chat turn with tools)."""
+        return copy.deepcopy(_json_schema(self.arguments))
 
     def to_json(self, default_decision: str | None = None) -> dict[str, Any]:
         listed: dict[str, Any] = {
@@ -87,6 +102,7 @@ class _Spec:
     risk: Risk
     description: str | None = None
     runs_in: RunsIn = field(default="host")
+    web_text: bool = True
 
 
 _BROWSER: RunsIn = "extension"
@@ -103,17 +119,19 @@ _SPECS: dict[str, _Spec] = {
     "browser.forward": _Spec("browser_act", "Go forward in the tab's history.", _BROWSER),
     "browser.refresh": _Spec("browser_act", "Reload the current tab.", _BROWSER),
     "search": _Spec("read", "Search the user's saved sources and artifacts (full text)."),
-    "artifact.save": _Spec("write"),
+    "artifact.save": _Spec("write", web_text=False),  # its id, and the model's own title
     "artifact.share": _Spec("share"),
     "artifact.open": _Spec("read"),
     "integration.invoke": _Spec("external"),
-    "app.calculate": _Spec("read"),
-    "collection.create": _Spec("write"),
+    "app.calculate": _Spec("read", web_text=False),
+    "collection.create": _Spec("write", web_text=False),  # the model's title and tags
     "collection.add_sources": _Spec("write"),
     "collection.list_sources": _Spec("read"),
     "source.capture": _Spec("write"),
     "source.refresh": _Spec("write"),
-    "transform.list_types": _Spec("read", "List the transform types that can be run."),
+    "transform.list_types": _Spec(
+        "read", "List the transform types that can be run.", web_text=False
+    ),
     "transform.run": _Spec("write"),
 }
 
@@ -121,7 +139,7 @@ _SPECS: dict[str, _Spec] = {
 def _entry(name: str, spec: _Spec) -> ToolEntry:
     arguments = TOOL_ARGUMENTS[name]
     description = spec.description or " ".join((arguments.__doc__ or "").split())
-    return ToolEntry(name, arguments, description, spec.risk, spec.runs_in)
+    return ToolEntry(name, arguments, description, spec.risk, spec.runs_in, web_text=spec.web_text)
 
 
 class _Joined(Mapping[str, ToolEntry]):
@@ -136,8 +154,8 @@ class _Joined(Mapping[str, ToolEntry]):
 
             entries = {name: _entry(name, spec) for name, spec in _SPECS.items()}
             for name, tool in SETTINGS_TOOLS.items():
-                entries[name] = ToolEntry(
-                    name, tool.arguments, tool.description, "settings", "host", "settings"
+                entries[name] = ToolEntry(  # the user's own settings: no web text
+                    name, tool.arguments, tool.description, "settings", "host", "settings", False
                 )
             self._entries = entries
         return self._entries

@@ -41,9 +41,12 @@ class TurnFacts:
 @dataclass(frozen=True)
 class CallReport:
     """What one call came to, as the user sees it (`event`: the `tool_call` event shape)
-    and as the model is told (`for_model`)."""
+    and as the model is told (`for_model`). `web_text`: the call ran and what it gave back
+    (result or error) may hold text from the web, so it is untrusted, and so is the rest of
+    the turn that reads it."""
 
     event: dict[str, Any] = field(default_factory=dict)
+    web_text: bool = False
 
     @property
     def status(self) -> str:
@@ -57,6 +60,8 @@ class CallReport:
             "name": self.event.get("tool"),
             "status": self.status,
         }
+        if self.web_text:
+            told["trust"] = "untrusted"  # like every web-derived context document
         if self.status == "executed":
             told["result"] = _bounded(self.event.get("result"))
         elif self.status == "pending":
