@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
+import socket
 import struct
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from laika_host.native.handlers.routes import default_router
+from laika_host.native.transport.session import Session, SessionOptions
+from laika_host.native.transport.stdio import StreamSink
 
 from support import schema_validator
 
@@ -183,3 +189,26 @@ class Client:
         else:
             schema_validator("native/error_reply.schema.json").validate(message)
         return {**message, "_events": events}
+
+
+async def serve_in_process(
+    requests: list[dict[str, Any]], options: SessionOptions | None = None
+) -> list[dict[str, Any]]:
+    """Run a real Session in this process over a socket pair: send `requests`, end the
+    input, and return every message the session wrote."""
+    host_end, client_end = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=host_end)
+    served = asyncio.create_task(
+        Session(reader, StreamSink(writer), default_router(), options).run()
+    )
+    client_reader, client_writer = await asyncio.open_connection(sock=client_end)
+    client_writer.write(b"".join(frame(request) for request in requests))
+    await client_writer.drain()
+    client_writer.write_eof()
+    messages = []
+    while header := await client_reader.read(HEADER.size):
+        (length,) = HEADER.unpack(header)
+        messages.append(json.loads(await client_reader.readexactly(length)))
+    await served
+    client_writer.close()
+    return messages

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -20,11 +19,9 @@ from typing import Any
 
 import pytest
 
-from laika_host.native.handlers.routes import default_router
-from laika_host.native.transport.session import Session, SessionOptions
-from laika_host.native.transport.stdio import StreamSink
+from laika_host.native.transport.session import SessionOptions
 
-from native_client import CHROME_ORIGIN, HEADER, frame
+from native_client import CHROME_ORIGIN, HEADER, frame, serve_in_process
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
 
@@ -188,27 +185,6 @@ def test_a_ping_overtakes_a_flood_of_big_replies(tmp_path: Path) -> None:
         proc.wait()
 
 
-async def _serve_in_process(options: SessionOptions, requests: list[dict[str, Any]]) -> list[Any]:
-    """Run a real Session over a socket pair; send `requests` then end the input; return
-    every message the session wrote."""
-    host_end, client_end = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=host_end)
-    served = asyncio.create_task(
-        Session(reader, StreamSink(writer), default_router(), options).run()
-    )
-    client_reader, client_writer = await asyncio.open_connection(sock=client_end)
-    client_writer.write(b"".join(frame(request) for request in requests))
-    await client_writer.drain()
-    client_writer.write_eof()
-    messages = []
-    while header := await client_reader.read(HEADER.size):
-        (length,) = HEADER.unpack(header)
-        messages.append(json.loads(await client_reader.readexactly(length)))
-    await served
-    client_writer.close()
-    return messages
-
-
 @pytest.mark.parametrize(
     ("options", "most"),
     [
@@ -223,7 +199,7 @@ def test_requests_in_flight_are_bounded(options: SessionOptions, most: int) -> N
         {"id": n, "type": "host.echo", "payload": {"data": "y" * 10_000, "delay_ms": 150}}
         for n in range(12)
     ]
-    messages = asyncio.run(_serve_in_process(options, [*echoes, {"id": "i", "type": "host.info"}]))
+    messages = asyncio.run(serve_in_process([*echoes, {"id": "i", "type": "host.info"}], options))
     replies = {message["id"]: message for message in messages}
     assert all(replies[n]["ok"] for n in range(12))
     assert 1 <= replies["i"]["result"]["inflight"] <= most

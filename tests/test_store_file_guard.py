@@ -10,9 +10,7 @@ guard's first test shows it sees such an open, so its silence elsewhere means so
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -27,14 +25,11 @@ from hypothesis import strategies as st
 
 import store_file_guard
 from laika_host.cli import main
-from laika_host.native.handlers.routes import default_router
-from laika_host.native.transport.session import Session
-from laika_host.native.transport.stdio import StreamSink
 from laika_host.store import open_store
 from laika_host.store.held_files import claim
 from laika_host.store.store import default_db_path
 
-from native_client import ARTICLE, HEADER, frame
+from native_client import ARTICLE, serve_in_process
 
 pytestmark = pytest.mark.skipif(not store_file_guard.FD_DIR.is_dir(), reason="needs /proc")
 
@@ -143,23 +138,6 @@ def test_a_migration_beside_a_held_connection_opens_nothing(
     assert not _violations_of(lambda: asyncio.run(migrate_beside_another()))
 
 
-async def _serve(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    host_end, client_end = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=host_end)
-    served = asyncio.create_task(Session(reader, StreamSink(writer), default_router()).run())
-    client_reader, client_writer = await asyncio.open_connection(sock=client_end)
-    client_writer.write(b"".join(frame(request) for request in requests))
-    await client_writer.drain()
-    client_writer.write_eof()
-    messages = []
-    while header := await client_reader.read(HEADER.size):
-        (length,) = HEADER.unpack(header)
-        messages.append(json.loads(await client_reader.readexactly(length)))
-    await served
-    client_writer.close()
-    return messages
-
-
 def test_the_hosts_handlers_beside_a_held_connection_open_nothing() -> None:
     db = default_db_path()
     requests = [
@@ -181,7 +159,7 @@ def test_the_hosts_handlers_beside_a_held_connection_open_nothing() -> None:
     asyncio.run(prepare())
     with held_elsewhere(db):
         messages: list[dict[str, Any]] = []
-        found = _violations_of(lambda: messages.extend(asyncio.run(_serve(requests))))
+        found = _violations_of(lambda: messages.extend(asyncio.run(serve_in_process(requests))))
     assert not found, found
     finals = {m["id"]: m for m in messages if m.get("type") in ("reply", "error") or "ok" in m}
     assert {"1", "2", "3"} <= set(finals), messages
