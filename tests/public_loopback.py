@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from laika_host.addresses import IPAddress, Refusal, refusal
-from laika_host.capture import fetch
+from laika_host.capture import fetch, fetch_guard
 
 PUBLIC = "127.0.0.1"
 """The address that plays the internet."""
@@ -29,8 +29,10 @@ def judge(address: IPAddress) -> Refusal | None:
 
 @pytest.fixture
 def loopback_is_public(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fetches in this process judge addresses with `judge` (the fetcher's default rule)."""
+    """Fetches in this process, and URLs checked before they are queued, judge addresses
+    with `judge` (the rule both look up when called)."""
     monkeypatch.setattr(fetch, "refusal", judge)
+    monkeypatch.setattr(fetch_guard, "refusal", judge)
 
 
 def allow_private_addresses(home: Path | None = None) -> None:

@@ -37,6 +37,7 @@ from laika_host.tools.turn import ProposedCall, TurnFacts
 from tool_cases import VALID
 
 from html_server import serve
+from public_loopback import loopback_is_public  # noqa: F401 (a fixture)
 
 MARKER = "Zanzibarquux"
 """A word that is only on the web page: where it reaches the model, page text did."""
@@ -142,6 +143,7 @@ def told(request: list[ChatMessage]) -> list[dict[str, Any]]:
     return results
 
 
+@pytest.mark.usefixtures("loopback_is_public")  # the served page plays a public one
 @pytest.mark.parametrize("tool", TOOLS)
 def test_any_tool_whose_result_carries_page_text_makes_the_turn_untrusted(tool: str) -> None:
     reports, requests = run_turn(tool)

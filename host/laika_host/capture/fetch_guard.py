@@ -196,7 +196,7 @@ def check_url(url: str, *, allow_private: bool = False, for_model: bool = False)
     """Refuse a URL whose scheme is not http(s) or whose host spells a refused address or
     names this machine, before it is queued or fetched (no lookup: adding a URL works
     offline; what a name resolves to is checked when it is fetched)."""
-    FetchGuard(url, allow_private=allow_private, for_model=for_model).hop(url)
+    FetchGuard(url, allow_private=allow_private, for_model=for_model, judge=refusal).hop(url)
 
 
 class GuardedBackend(httpcore.NetworkBackend):
