@@ -6,7 +6,7 @@
 import { HostClient } from "./lib/host.js";
 import { askPagePayload, savePagePayload, selectionLinks, serializePage } from "./lib/capture.js";
 import { pickTab } from "./lib/citations.js";
-import { findQuoteInPage } from "./lib/page_probes.js";
+import { showQuoteInPage } from "./lib/page_probes.js";
 import { pageTool } from "./lib/browser_tools.js";
 import { ToolRunner } from "./lib/tool_runner.js";
 
@@ -194,7 +194,7 @@ async function openCitation({ url, locator, quote }) {
   await waitForLoad(tab.id);
   let found = false;
   try {
-    found = !quote || (await inject(tab.id, findQuoteInPage, [quote])) === true;
+    found = !quote || (await inject(tab.id, showQuoteInPage, [quote])) === true;
   } catch {
     found = false; // an error page or a page we may not script: show the stored copy
   }
