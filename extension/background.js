@@ -169,6 +169,7 @@ async function askPage(tabId, { collection, provider, question }, onEvent, id = 
 
 // --- citations: open the live page at the quote, or say the reader must show it -----------
 
+/** Until the tab's document has loaded (at most `seconds`). */
 function waitForLoad(tabId, seconds = 15) {
   return new Promise((resolve) => {
     const timer = setTimeout(done, seconds * 1000);
@@ -181,15 +182,23 @@ function waitForLoad(tabId, seconds = 15) {
       if (id === tabId && change.status === "complete") done();
     }
     api.tabs.onUpdated.addListener(listener);
+    // it may have loaded before the listener was added
+    api.tabs.get(tabId).then((tab) => tab?.status === "complete" && done(), done);
   });
 }
 
+/** A chip: the live page with the quote in view and selected (showQuoteInPage), or
+ * `opened: "reader"` when the page no longer holds the words (the panel shows the stored copy).
+ * A tab already showing the page is brought forward, not navigated: a new `#:~:text=` fragment
+ * fires the page's hashchange and popstate (a real news page answers them by leaving for its
+ * home page) and Chromium ignores a text directive an extension navigates to anyway. Any other
+ * page opens in a new tab at the `#:~:text=` locator. */
 async function openCitation({ url, locator, quote }) {
   const target = locator || url;
   if (!isWeb(target)) return { opened: "reader", tabId: null };
   const reuse = pickTab(await api.tabs.query({}), target);
   const tab = reuse
-    ? await api.tabs.update(reuse.id, { url: target, active: true })
+    ? await api.tabs.update(reuse.id, { active: true })
     : await api.tabs.create({ url: target, active: true });
   await waitForLoad(tab.id);
   let found = false;

@@ -110,9 +110,13 @@ class ChatView {
     this.question.value = "";
     const payload = { collection: this.app.collection, ...this.providerPayload() };
     if (question) payload.question = question;
-    this.run(question || "Summarize this page.", "Reading the page…", (options) =>
-      this.app.request("ext.summarize", payload, options),
-    );
+    this.run(question || "Summarize this page.", "Reading the page…", async (options) => {
+      const answer = await this.app.request("ext.summarize", payload, options);
+      // the page is a source of the collection now: Sources and the switcher's counts show it
+      this.app.emit("sources-reload");
+      this.app.emit("sources-changed");
+      return answer;
+    });
   }
 
   /** One exchange: the user's words, then the answer `send(options)` resolves with. */
