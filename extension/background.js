@@ -4,9 +4,9 @@
 // Protocol: docs/PROTOCOL.md; the client itself is lib/host.js.
 
 import { HostClient } from "./lib/host.js";
-import { savePagePayload, selectionLinks, serializePage } from "./lib/capture.js";
+import { askPagePayload, savePagePayload, selectionLinks, serializePage } from "./lib/capture.js";
 import { pickTab } from "./lib/citations.js";
-import { findQuoteInPage } from "./lib/page_probes.js";
+import { showQuoteInPage } from "./lib/page_probes.js";
 import { pageTool } from "./lib/browser_tools.js";
 import { ToolRunner } from "./lib/tool_runner.js";
 
@@ -101,7 +101,7 @@ async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, 
     const page = await capturePage(tab.id, mode);
     const serialized = performance.now();
     const payload = savePagePayload(page, collection);
-    if (payload.mode === "auto") delete payload.mode; // the default: older hosts reject the key
+    if (payload.mode === "auto") delete payload.mode; // the default
     const saved = await request("sources.save_page", payload, onEvent);
     const timings = { serializeMs: Math.round(serialized - started), hostMs: Math.round(performance.now() - serialized) };
     extra.lastSaved = { id: saved.source?.id, outcome: saved.outcome, title: saved.source?.title, timings };
@@ -156,17 +156,20 @@ async function selectionLinksOf(tabId) {
   return { tabId: tab.id, links: links.filter((link) => isWeb(link.url)) };
 }
 
-async function summarize(tabId, collection, provider, onEvent, id = undefined) {
+/** "Ask about this page": the page captured as Save page does, stored, then the typed
+ * question answered from it (no question: the page summarized). */
+async function askPage(tabId, { collection, provider, question }, onEvent, id = undefined) {
   const tab = await targetTab(tabId);
   const page = await capturePage(tab.id, undefined);
-  const payload = savePagePayload(page, collection);
-  delete payload.mode; // page.summarize takes no capture mode
-  if (provider) payload.provider = provider;
-  return request("page.summarize", payload, onEvent, { id });
+  const payload = askPagePayload(page, { collection, provider, question });
+  const answer = await request("page.summarize", payload, onEvent, { id });
+  markTab(tab.id, tab.url); // the page is saved now: the badge says so
+  return answer;
 }
 
 // --- citations: open the live page at the quote, or say the reader must show it -----------
 
+/** Until the tab's document has loaded (at most `seconds`). */
 function waitForLoad(tabId, seconds = 15) {
   return new Promise((resolve) => {
     const timer = setTimeout(done, seconds * 1000);
@@ -179,20 +182,28 @@ function waitForLoad(tabId, seconds = 15) {
       if (id === tabId && change.status === "complete") done();
     }
     api.tabs.onUpdated.addListener(listener);
+    // it may have loaded before the listener was added
+    api.tabs.get(tabId).then((tab) => tab?.status === "complete" && done(), done);
   });
 }
 
+/** A chip: the live page with the quote in view and selected (showQuoteInPage), or
+ * `opened: "reader"` when the page no longer holds the words (the panel shows the stored copy).
+ * A tab already showing the page is brought forward, not navigated: a new `#:~:text=` fragment
+ * fires the page's hashchange and popstate (a real news page answers them by leaving for its
+ * home page) and Chromium ignores a text directive an extension navigates to anyway. Any other
+ * page opens in a new tab at the `#:~:text=` locator. */
 async function openCitation({ url, locator, quote }) {
   const target = locator || url;
   if (!isWeb(target)) return { opened: "reader", tabId: null };
   const reuse = pickTab(await api.tabs.query({}), target);
   const tab = reuse
-    ? await api.tabs.update(reuse.id, { url: target, active: true })
+    ? await api.tabs.update(reuse.id, { active: true })
     : await api.tabs.create({ url: target, active: true });
   await waitForLoad(tab.id);
   let found = false;
   try {
-    found = !quote || (await inject(tab.id, findQuoteInPage, [quote])) === true;
+    found = !quote || (await inject(tab.id, showQuoteInPage, [quote])) === true;
   } catch {
     found = false; // an error page or a page we may not script: show the stored copy
   }
@@ -231,7 +242,7 @@ const LOCAL = {
   "ext.tabs": async () => openTabs(),
   "ext.selection_links": async (p) => selectionLinksOf(p.tabId),
   // the host request takes the panel's relayed id, so the panel's Stop (host.cancel) reaches it
-  "ext.summarize": async (p, onEvent, id) => summarize(p.tabId, p.collection, p.provider, onEvent, id),
+  "ext.summarize": async (p, onEvent, id) => askPage(p.tabId, p, onEvent, id),
   "ext.open_citation": async (p) => openCitation(p),
   "ext.run_tool": async (p) => runTool(p),
 };

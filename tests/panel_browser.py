@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +113,13 @@ class PanelBrowser:
     """Chromium with `extension/` loaded and the host installed into its profile."""
 
     def __init__(
-        self, root: Path, env: dict[str, str] | None = None, flags: tuple[str, ...] = ()
+        self,
+        root: Path,
+        env: dict[str, str] | None = None,
+        flags: tuple[str, ...] = (),
+        prepare: Callable[[Path], object] | None = None,
     ) -> None:
+        """`prepare(manifest)` runs once the host is installed, before Chromium starts."""
         chromium = need_chromium()
         self.home, self.profile = root / "laika-home", root / "profile"
         self.env = {**os.environ, "LAIKA_HOME": str(self.home), **(env or {})}
@@ -122,6 +128,8 @@ class PanelBrowser:
         )
         assert installed.returncode == 0, installed.stderr
         self.manifest = self.profile / "NativeMessagingHosts" / "com.laika.host.json"
+        if prepare is not None:
+            prepare(self.manifest)
         self.devtools = DevTools(
             chromium,
             [

@@ -217,3 +217,50 @@ def test_answer_html_links_verified_markers_and_flags_the_rest(tmp_path: Path) -
     assert answers[0]["answer_html"] == expected
     assert answers[1]["answer_html"] == offline_html
     assert all("answer_html" not in e for e in history["result"]["events"] if e["role"] == "user")
+
+
+@pytest.mark.slow  # > 3 s with the cores busy
+def test_page_summarize_takes_the_capture_fields_and_answers_the_typed_question(
+    tmp_path: Path,
+) -> None:
+    """What the extension's capture sends (lang, canonical_url, mode, title) is taken and
+    kept on the stored source; a typed question is answered from this page, cited to the
+    stored source at the page's own URL; a blank one summarizes."""
+    page = {
+        "url": "https://tides.test/t?ref=feed",
+        "title": "Tide tables",
+        "html": ARTICLE,
+        "lang": "en-GB",
+        "canonical_url": "https://www.tides.test/t",
+        "mode": "auto",
+        "collection": "Harbour",
+    }
+    host = HostProcess(tmp_path)
+    client = Client(host)
+    try:
+        asked = client.call("page.summarize", {**page, "question": "Who reads the tide tables?"})
+        summary = client.call("page.summarize", {**page, "question": "   "})
+        history = client.call("chat.history", {"collection": "Harbour"})
+        listed = client.call("sources.list", {"collection": "Harbour"})
+        source_id = listed["result"]["sources"][0]["id"]
+        detail = client.call("sources.get", {"source_id": source_id})
+    finally:
+        host.kill()
+    assert asked["ok"], asked
+    result = asked["result"]
+    assert result["status"] == "ok", result
+    assert "Sailors read them" in result["answer_markdown"], result["answer_markdown"]
+    assert result["citations"], result
+    for citation in result["citations"]:
+        assert citation["verified"], citation
+        assert citation["source_id"] == source_id
+        assert citation["url"].startswith("https://tides.test/t")
+        assert citation["locator"].startswith(citation["url"].split("#")[0] + "#:~:text=")
+    assert summary["ok"], summary
+    assert summary["result"]["citations"]
+    questions = [e["markdown"] for e in history["result"]["events"] if e["role"] == "user"]
+    assert questions == ["Who reads the tide tables?", "Summarize: Tide tables"]
+    assert len(listed["result"]["sources"]) == 1  # one page, stored once
+    assert detail["result"]["provenance"]["language"] == "en-GB"
+    assert detail["result"]["provenance"]["canonical_url"] == "https://www.tides.test/t"
+    assert detail["result"]["normalized_url"] == "https://www.tides.test/t"

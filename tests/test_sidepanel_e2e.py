@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,16 +192,32 @@ def test_an_offline_ask_shows_the_answer_with_verified_chips(panel: Page) -> Non
 
 
 def test_a_verified_chip_opens_the_page_at_the_quote(browser: PanelBrowser, panel: Page) -> None:
-    before = set(browser.tab_urls())
+    """The tab already showing the page is brought forward with the quote selected, and not
+    navigated: a new `#:~:text=` fragment fires the page's hashchange and popstate, which a
+    real page (volksstimme.ch) answers by leaving for its home page."""
+    [tab_id] = [
+        info["targetId"]
+        for info in browser.devtools.call("Target.getTargets", filter=[{"type": "page"}])[
+            "targetInfos"
+        ]
+        if "/tides" in info["url"]
+    ]
+    session = browser.devtools.call("Target.attachToTarget", targetId=tab_id, flatten=True)
+    tab = Page(browser, tab_id, str(session["sessionId"]))
+    tab.eval(
+        "(window.__laikaMoved = [], ['hashchange', 'popstate'].forEach(name =>"
+        " addEventListener(name, () => window.__laikaMoved.push(name))), getSelection().removeAllRanges(), true)"
+    )
+    quote = panel.eval(
+        "document.querySelector('.msg.assistant:last-child .chip[data-state=verified]')"
+        ".parentElement.querySelector('.tip').textContent"
+    )
+    quote = quote[1 : quote.rindex("” —")]
     panel.click(".msg.assistant:last-child .chip[data-state=verified]")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        fragment_tabs = [url for url in browser.tab_urls() if "#:~:text=" in url]
-        if fragment_tabs:
-            break
-        time.sleep(0.2)
-    assert fragment_tabs, f"no tab with a text fragment: {browser.tab_urls()} (before: {before})"
-    assert "/tides" in fragment_tabs[0]
+    tab.wait("getSelection().toString().length > 0", seconds=20, what="the quote selected")
+    words = "s => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()"
+    assert tab.eval(f"({words})(getSelection().toString()) === ({words})({json.dumps(quote)})")
+    assert tab.eval("window.__laikaMoved") == [], "the page was navigated"
     # the tab already showing that page was reused, not a second one opened
     assert sum("/tides" in url for url in browser.tab_urls()) == 1
 
@@ -229,6 +244,72 @@ def test_a_chip_whose_words_left_the_live_page_opens_the_stored_copy(
     finally:
         pages.pages["/tides"] = TIDES
         panel.click("#reader-back")
+
+
+def choose_collection(panel: Page, title: str) -> None:
+    """Pick `title` in the switcher (made first if it is new), as a user would."""
+    panel.eval(
+        f"laikaPanel.request('collections.list').then(r => r.collections.some(c => c.title === {json.dumps(title)})"
+        f" || laikaPanel.request('collections.create', {{title: {json.dumps(title)}}})).then(() => true)"
+    )
+    panel.eval("(laikaPanel.emit('sources-changed'), true)")
+    panel.wait(
+        f"[...document.querySelectorAll('#collection option')].some(o => o.value === {json.dumps(title)})",
+        what=f"{title} in the switcher",
+    )
+    panel.eval(
+        f"(() => {{ const s = document.querySelector('#collection'); s.value = {json.dumps(title)};"
+        " s.dispatchEvent(new Event('change')); return true; })()"
+    )
+
+
+def test_ask_about_this_page_asks_the_typed_question_and_saves_the_page(
+    browser: PanelBrowser, panel: Page, site: tuple[Site, str]
+) -> None:
+    """The page (`<html lang="en">`, which the host refused on page.summarize) is saved to the
+    collection and listed in Sources, and the question typed in the box is the one asked."""
+    _, base = site
+    tab = browser.open(f"{base}/moon")
+    choose_collection(panel, "Asked")
+    try:
+        panel.click("#tab-sources")
+        panel.wait("document.querySelectorAll('#source-list li').length === 0", what="no source")
+        panel.click("#tab-chat")
+        before = panel.eval("document.querySelectorAll('.msg.assistant').length")
+        panel.type("#question", "Why do spring tides run higher?")
+        panel.click("#ask-page")
+        panel.wait(
+            f"document.querySelectorAll('.msg.assistant').length > {before} && ['done', 'error']"
+            ".includes(document.querySelector('.msg.assistant:last-child').dataset.state)",
+            seconds=60,
+            what="the answer about the page",
+        )
+        answer = panel.eval(
+            """(() => { const last = document.querySelector('.msg.assistant:last-child');
+            return {state: last.dataset.state, asked: last.previousElementSibling.textContent,
+              status: last.querySelector('.msg-status').textContent, box: document.querySelector('#question').value,
+              text: last.querySelector('.answer').textContent,
+              chips: [...last.querySelectorAll('.chip')].map(c => [c.dataset.state, c.textContent])}; })()"""
+        )
+        assert answer["state"] == "done", answer
+        assert answer["asked"] == "Why do spring tides run higher?"
+        assert answer["box"] == ""
+        assert "Spring tides run higher" in answer["text"], answer
+        assert answer["chips"], answer
+        assert all(
+            state == "verified" and "Moon tides" in label for state, label in answer["chips"]
+        )
+        panel.click("#tab-sources")  # listed without pressing Reload
+        panel.wait(
+            "[...document.querySelectorAll('#source-list .title')].some(b => b.textContent === 'Moon tides')",
+            what="the asked-about page in Sources",
+        )
+        row = next(row for row in stored(browser) if row["collection"] == "Asked")
+        assert json.loads(row["provenance_json"])["language"] == "en"
+        assert panel.problems() == []
+    finally:
+        browser.devtools.call("Target.closeTarget", targetId=tab.target_id)
+        choose_collection(panel, "Inbox")
 
 
 def use_provider(panel: Page, server: ProviderServer) -> None:

@@ -13,7 +13,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,15 @@ the parent's console API storage (its uncaught errors do reach the parent's cons
 class FirefoxPanel(PanelActions):
     """Firefox with the extension and the host; the panel open in its one tab."""
 
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: dict[str, str],
+        prefs: dict[str, object] | None = None,
+        prepare: Callable[[Path], object] | None = None,
+    ) -> None:
+        """`prefs` go into the profile's user.js; `prepare(manifest)` runs once the host is
+        installed, before Firefox starts."""
         firefox = _need(FIREFOX, "firefox-esr")
         self.home, user_home = root / "laika-home", root / "home"
         user_home.mkdir()
@@ -94,11 +102,15 @@ class FirefoxPanel(PanelActions):
         }
         installed = run_laika("install", "--browser", "firefox", env=self.env)
         assert installed.returncode == 0, installed.stderr
+        if prepare is not None:
+            prepare(user_home / ".mozilla" / "native-messaging-hosts" / "com.laika.host.json")
         profile = _firefox_profile(root)
         uuids = json.dumps(json.dumps({GECKO_ID: UUID}))
-        with (profile / "user.js").open("a") as prefs:
-            prefs.write('user_pref("marionette.port", 0);\n')  # any free port, in the profile
-            prefs.write(f'user_pref("extensions.webextensions.uuids", {uuids});\n')
+        with (profile / "user.js").open("a") as written:
+            written.write('user_pref("marionette.port", 0);\n')  # any free port, in the profile
+            written.write(f'user_pref("extensions.webextensions.uuids", {uuids});\n')
+            for name, value in (prefs or {}).items():
+                written.write(f"user_pref({json.dumps(name)}, {json.dumps(value)});\n")
         self.output = (root / "firefox.out").open("wb")  # Firefox's own chatter, for a failure
         self.process = subprocess.Popen(
             [

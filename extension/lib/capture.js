@@ -90,11 +90,15 @@ export function serializePage(options = {}) {
     "block-size", "max-block-size", "min-block-size", "inline-size", "max-inline-size", "min-inline-size",
   ]);
   const ATTRIBUTE_NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*$/;
+  const LANG_TAG = /^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/; // the host's pattern for `lang`
   // full: the walk stops (nodes or characters ran out); truncated: something was left out.
   const budget = { nodes: 0, chars: 0, jsonLd: 0, headTags: 0, full: false, truncated: false };
 
   const escapeText = (text) => text.replace(/[&<>\u00a0]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;" })[c]);
   const escapeAttribute = (text) => text.replace(/[&"\u00a0]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "\u00a0": "&nbsp;" })[c]);
+  // The first `n` UTF-16 units of `text`, never half a surrogate pair: a lone surrogate makes
+  // the whole message invalid JSON for the host (`bad_json`).
+  const cut = (text, n) => (text.length <= n ? text : text.slice(0, /[\uD800-\uDBFF]/.test(text[n - 1] ?? "") ? n - 1 : n));
   const isSpace = (c) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f";
 
   function absolute(value, base) {
@@ -347,7 +351,7 @@ export function serializePage(options = {}) {
     }
     const room = maxChars - budget.chars;
     if (text.length > room) {
-      text = text.slice(0, Math.max(0, room));
+      text = cut(text, Math.max(0, room));
       budget.truncated = budget.full = true;
     }
     if (text) write(parts, escapeText(text));
@@ -453,7 +457,7 @@ export function serializePage(options = {}) {
   // JSON-LD; each counted (elements against maxNodes, characters against maxChars and caps).
   function headHtml() {
     const parts = [];
-    write(parts, `<head><title>${escapeText(document.title.slice(0, MAX_TITLE_CHARS))}</title>`);
+    write(parts, `<head><title>${escapeText(cut(document.title, MAX_TITLE_CHARS))}</title>`);
     for (const element of document.head?.children ?? []) {
       if (budget.nodes >= maxNodes) {
         budget.truncated = true;
@@ -521,16 +525,18 @@ export function serializePage(options = {}) {
     return url && /^https?:/i.test(url) && url.length <= 8192 ? url : null;
   }
 
+  // A language tag as the host takes it (schema/native: `lang`); a page's broken attribute
+  // (`<html lang="lang="de-DE"">` parses to "lang=") is left out, not sent to be refused.
   function language() {
     const lang = document.documentElement.getAttribute("lang")?.trim();
-    return lang && lang.length <= 35 ? lang : null;
+    return lang && lang.length <= 35 && LANG_TAG.test(lang) ? lang : null;
   }
 
   const selection_html = mode === "selection" ? selectionHtml() : null;
   const html = pageHtml();
   return {
     url: location.href,
-    title: document.title.slice(0, 2000),
+    title: cut(document.title, MAX_TITLE_CHARS),
     html,
     selection_html,
     canonical_url: canonicalUrl(),
@@ -578,14 +584,33 @@ export function selectionLinks() {
   return Array.from(seen.values());
 }
 
+const PAGE_KEYS = ["title", "selection_html", "canonical_url", "lang", "mode"];
+const MAX_QUESTION = 4_000; // code points, as the host counts (page.summarize `question`)
+
 /**
  * The `sources.save_page` payload from serializePage's result: only the keys the host knows
- * (it rejects unknown ones), without nulls.
+ * (it rejects unknown ones), without nulls. tests/js/payloads.test.mjs validates it against
+ * schema/native with real captures of the capture-dev corpus.
  */
 export function savePagePayload(page, collection) {
-  const payload = { url: page.url, html: page.html, collection };
-  for (const key of ["title", "selection_html", "canonical_url", "lang", "mode"]) {
+  const payload = { url: page.url, html: page.html };
+  if (collection) payload.collection = collection;
+  for (const key of PAGE_KEYS) {
     if (page[key] !== null && page[key] !== undefined) payload[key] = page[key];
   }
+  return payload;
+}
+
+/**
+ * The `page.summarize` payload ("Ask about this page"): the page as `savePagePayload` sends it
+ * (the host stores it the same way; the default mode "auto" left out), the question typed in
+ * the box (blank: the host summarizes the page) and the provider chosen, if any.
+ */
+export function askPagePayload(page, { collection = undefined, provider = undefined, question = undefined } = {}) {
+  const payload = savePagePayload(page, collection);
+  if (payload.mode === "auto") delete payload.mode;
+  const asked = typeof question === "string" ? question.trim() : "";
+  if (asked) payload.question = [...asked].slice(0, MAX_QUESTION).join("");
+  if (provider) payload.provider = provider;
   return payload;
 }

@@ -36,7 +36,16 @@ class ChatView {
     });
     this.askButton = h("button", { type: "submit", id: "ask", class: "primary" }, "Ask");
     this.stopButton = h("button", { type: "button", id: "stop", disabled: true, onclick: () => this.stop() }, "Stop");
-    this.pageButton = h("button", { type: "button", id: "ask-page", onclick: () => this.askPage() }, "Ask about this page");
+    this.pageButton = h(
+      "button",
+      {
+        type: "button",
+        id: "ask-page",
+        title: "Ask the question about the page you are on (saved first); with the box empty, summarize it",
+        onclick: () => this.askPage(),
+      },
+      "Ask about this page",
+    );
     this.form = h(
       "form",
       { class: "ask", id: "ask-form", onsubmit: (event) => (event.preventDefault(), this.ask()) },
@@ -85,26 +94,40 @@ class ChatView {
   }
 
   ask() {
+    if (this.controller) return; // Ctrl+Enter while an answer runs: the typed question stays
     const question = this.question.value.trim();
     if (!question) return this.question.focus();
     this.question.value = "";
     const payload = { question, collection: this.app.collection, ...this.providerPayload() };
-    this.run(question, "chat.ask", payload);
+    this.run(question, "Thinking…", (options) => this.app.request("chat.ask", payload, options));
   }
 
+  /** The question in the box, asked about the page the user is on (the page is saved as a
+   * source first); an empty box summarizes the page. */
   askPage() {
+    if (this.controller) return;
+    const question = this.question.value.trim();
+    this.question.value = "";
     const payload = { collection: this.app.collection, ...this.providerPayload() };
-    this.run("Summarize this page.", "ext.summarize", payload);
+    if (question) payload.question = question;
+    this.run(question || "Summarize this page.", "Reading the page…", async (options) => {
+      const answer = await this.app.request("ext.summarize", payload, options);
+      // the page is a source of the collection now: Sources and the switcher's counts show it
+      this.app.emit("sources-reload");
+      this.app.emit("sources-changed");
+      return answer;
+    });
   }
 
-  async run(question, type, payload) {
+  /** One exchange: the user's words, then the answer `send(options)` resolves with. */
+  async run(question, waiting, send) {
     if (this.controller) return;
     this.generation++; // a history load still on its way must not replace this exchange
     this.empty.hidden = true;
     this.log.append(userBubble(question));
     const bubble = assistantBubble();
     this.log.append(bubble.item);
-    bubble.status.textContent = type === "ext.summarize" ? "Reading the page…" : "Thinking…";
+    bubble.status.textContent = waiting;
     bubble.item.scrollIntoView({ block: "end" });
     this.controller = new AbortController();
     this.busy(true);
@@ -120,7 +143,7 @@ class ChatView {
       bubble.status.textContent = "Answering…";
     };
     try {
-      const result = await this.app.request(type, payload, { onEvent, signal: this.controller.signal });
+      const result = await send({ onEvent, signal: this.controller.signal });
       this.finish(bubble, result, calls);
     } catch (error) {
       bubble.item.dataset.state = error?.code === "cancelled" ? "cancelled" : "error";

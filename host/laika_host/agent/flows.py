@@ -222,9 +222,11 @@ async def summarize(
     on_delta: OnDelta | None = None,
     fallback: bool = False,
     tools: ToolRunner | None = None,
+    question: str | None = None,
 ) -> Answer:
-    """Store the observed page as a source, then summarize it with verified citations
-    (`fallback`, `tools`: as in `ask`)."""
+    """Store the observed page as a source, then summarize it with verified citations, or,
+    given a `question` (not blank), answer it from this page alone (`fallback`, `tools`: as
+    in `ask`)."""
     saved = await store.sources.save_capture(collection, capture, origin="summarize")
     source = await store.sources.get(saved.source.id)
     pack = pack_page(
@@ -239,10 +241,17 @@ async def summarize(
         links=[link.to_json() for link in capture.extracted_links],
         source_id=source.id,
     )
-    question = f"Summarize: {capture.title or capture.url or 'this page'}"
-    turn = _Turn(
-        store, source.collection_id, question, pack, provider, client, max_tokens, on_delta
-    )
+    asked = question.strip() if question else ""
+    if asked:
+        turn = _Turn(
+            store, source.collection_id, asked, pack, provider, client, max_tokens, on_delta
+        )
+        turn.tools = tools
+        if fallback and provider is not None:
+            turn.fallback = _ready(lambda: _offline(asked, pack))
+        return await turn.run("web.answer", lambda: _offline(asked, pack), "page.summarize")
+    title = f"Summarize: {capture.title or capture.url or 'this page'}"
+    turn = _Turn(store, source.collection_id, title, pack, provider, client, max_tokens, on_delta)
     turn.tools = tools
     if fallback and provider is not None:
         turn.fallback = _ready(lambda: _offline_summary(pack))

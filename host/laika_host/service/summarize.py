@@ -1,7 +1,9 @@
-"""Summaries: a page stored as a source, then summarized with verified citations.
+"""Summaries and questions about one page: the page stored as a source, then summarized (or
+the user's question about it answered) with verified citations.
 
 The page is captured and stored exactly as `capture` does it (a selection is its own
-source), so a summary never leaves a page unsaved nor overwrites a saved one with a part.
+source; the extension's canonical URL and language applied), so a summary never leaves a
+page unsaved nor overwrites a saved one with a part.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..store import Store
 from .ask import AskOptions, choose
-from .capture import ObservedPage, capture_observed
+from .capture import ObservedPage, SaveMode, capture_observed
 
 if TYPE_CHECKING:
     from ..agent.flows import Answer
@@ -28,18 +30,28 @@ async def summarize_capture(
 
 
 async def summarize_page(
-    store: Store, page: ObservedPage, options: AskOptions | None = None
+    store: Store,
+    page: ObservedPage,
+    options: AskOptions | None = None,
+    *,
+    question: str | None = None,
+    mode: SaveMode = "auto",
 ) -> Answer:
-    """The page the user sees (its selection, when there is one) stored and summarized; an
-    unknown provider fails before the page is captured."""
+    """The page the user sees (its selection, when there is one; `mode` as `save_page`)
+    stored, then `question` answered from it alone, or (None or blank) the page summarized;
+    an unknown provider fails before the page is captured."""
     options = options or AskOptions()
     provider = choose(options)
-    observed = await capture_observed(page)
-    return await _summarize(store, observed.capture, options, provider)
+    observed = await capture_observed(page, mode)
+    return await _summarize(store, observed.capture, options, provider, question)
 
 
 async def _summarize(
-    store: Store, capture: Capture, options: AskOptions, provider: ProviderConfig | None
+    store: Store,
+    capture: Capture,
+    options: AskOptions,
+    provider: ProviderConfig | None,
+    question: str | None = None,
 ) -> Answer:
     from ..agent.flows import summarize
 
@@ -52,4 +64,5 @@ async def _summarize(
         on_delta=options.on_delta,
         fallback=options.falls_back(),
         tools=options.tools,
+        question=question,
     )

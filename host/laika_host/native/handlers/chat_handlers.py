@@ -1,4 +1,5 @@
-"""Handlers of the grounded-chat message types: `chat.ask`, `chat.history`, `page.summarize`.
+"""Handlers of the grounded-chat message types: `chat.ask`, `chat.history`, `page.summarize`
+(the page stored, then the user's question about it answered, or the page summarized).
 
 Answers stream as `delta` events (the model's text as it comes) and `tool_call` events (each
 state of a proposed tool call: the extension shows pending ones for approval and runs
@@ -56,5 +57,11 @@ async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, A
 
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
-    answer = await summarize_page(store, observed_page(payload), _options(payload, ctx, store))
+    answer = await summarize_page(
+        store,
+        observed_page(payload),
+        _options(payload, ctx, store),
+        question=payload.question,
+        mode=payload.mode,
+    )
     return answer_json(answer)

@@ -16,7 +16,7 @@ from ...defaults import (
 )
 from ...store.records import ChatEvent
 from .base_models import StrictPayload
-from .store_models import MAX_PAGE_HTML, CollectionRef, WebUrl
+from .store_models import CollectionRef, ObservedPagePayload
 from .tool_models import ToolCallEvent
 
 ProviderRef = Annotated[
@@ -48,11 +48,14 @@ class ChatHistory(StrictPayload):
     limit: Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)] = LIST_LIMIT
 
 
-class PageSummarize(StrictPayload):
-    url: WebUrl
-    title: Annotated[str, Field(max_length=2000)] | None = None
-    html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
-    selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = None
+class PageSummarize(ObservedPagePayload):
+    """The page the user sees (every field `sources.save_page` takes for it), stored as a
+    source first; then the user's question about it answered, or the page summarized."""
+
+    question: Annotated[str, Field(max_length=4000)] | None = Field(
+        default=None,
+        description="The user's question about this page; absent or blank: summarize it.",
+    )
     collection: CollectionRef = DEFAULT_COLLECTION
     provider: ProviderRef | None = None
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS

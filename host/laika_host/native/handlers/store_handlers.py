@@ -9,7 +9,6 @@ pings and cancels included.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ...service import collections, jobs, search, sources
@@ -96,11 +95,16 @@ async def sources_delete(payload: SourceTarget, ctx: RequestContext) -> Any:
 
 
 def observed_page(payload: SavePage | PageSummarize) -> ObservedPage:
-    """The page the extension sent, as the service takes it."""
-    page = ObservedPage(payload.url, payload.html, payload.title, payload.selection_html)
-    if isinstance(payload, SavePage):
-        return dataclasses.replace(page, canonical_url=payload.canonical_url, lang=payload.lang)
-    return page
+    """The page the extension sent, as the service takes it (the same facts for a save and
+    for a question about the page: its canonical URL and language go into the source)."""
+    return ObservedPage(
+        payload.url,
+        payload.html,
+        payload.title,
+        payload.selection_html,
+        canonical_url=payload.canonical_url,
+        lang=payload.lang,
+    )
 
 
 async def sources_save_page(payload: SavePage, ctx: RequestContext) -> SavedSource:

@@ -72,18 +72,15 @@ class SourceVersionTarget(StrictPayload):
     version: Annotated[int, Field(ge=1, le=2**31)]
 
 
-class SavePage(StrictPayload):
-    """The page as the user sees it, serialized by the extension."""
+class ObservedPagePayload(StrictPayload):
+    """The page as the user sees it, serialized by the extension (`lib/capture.js`): the
+    fields every message that takes a page (`sources.save_page`, `page.summarize`) shares."""
 
     url: WebUrl
     title: Annotated[str, Field(max_length=2000)] | None = None
     html: Annotated[str, Field(min_length=1, max_length=MAX_PAGE_HTML)]
     selection_html: Annotated[str, Field(max_length=MAX_PAGE_HTML)] | None = Field(
         default=None, description="The user's selection; when given, only it is saved."
-    )
-    collection: CollectionRef | None = Field(
-        default=None,
-        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
     )
     mode: Literal["auto", "article", "selection", "full"] = Field(
         default="auto",
@@ -96,7 +93,18 @@ class SavePage(StrictPayload):
         description="The page's canonical URL: kept in provenance; it files the source "
         "(normalization) only when it is on the same site as `url`.",
     )
-    lang: Annotated[str, Field(max_length=35, pattern=LANG_TAG)] | None = None
+    lang: Annotated[str, Field(max_length=35, pattern=LANG_TAG)] | None = Field(
+        default=None, description="The page's language tag (`<html lang>`)."
+    )
+
+
+class SavePage(ObservedPagePayload):
+    """The page as the user sees it, serialized by the extension."""
+
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
+    )
 
 
 MAX_NOTE_TEXT = 500_000
