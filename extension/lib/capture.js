@@ -7,10 +7,11 @@
 //
 // Why walk the live DOM instead of cloning it: a clone has no computed style (so hidden
 // blocks cannot be told apart), no shadow roots and no frame documents. The walk follows the
-// flat tree (open shadow roots in place of their host's light children, slots filled with
-// what is assigned to them), inlines same-origin frames, resolves lazy images and keeps the
-// text of closed <details>. It is one linear pass with an explicit stack (no recursion to
-// overflow), bounded by a node budget and a character budget.
+// flat tree (the page's shadow roots, open or closed, in place of their host's light
+// children, never the browser's own widget roots; slots filled with what is assigned to
+// them), inlines same-origin frames, resolves lazy images and keeps the text of closed
+// <details>. It is one linear pass with an explicit stack (no recursion to overflow), bounded
+// by a node budget and a character budget.
 //
 // What counts as unseen (pages hide text from the reader to smuggle it to the model):
 // - a subtree, whatever its children say: display:none, the `hidden` attribute,
@@ -81,6 +82,12 @@ export function serializePage(options = {}) {
     "table-column", "table-column-group", "ruby-base", "ruby-text",
   ]);
   const XHTML = "http://www.w3.org/1999/xhtml";
+  // The elements a page may attach a shadow root to (besides custom elements): attachShadow's
+  // list in the HTML standard (declarative shadow roots take the same).
+  const SHADOW_HOSTS = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+    "header", "main", "nav", "p", "section", "span",
+  ]);
   const FAINT = 0.05; // opacity or colour alpha below this: nothing a reader can make out
   // Transitioned properties that reveal a transparent, a flattened, a zero-area box.
   const FADES = new Set(["all", "opacity"]);
@@ -275,7 +282,8 @@ export function serializePage(options = {}) {
   // The element's computed style when it renders, else null: the `hidden` attribute (but
   // not hidden="until-found", which find-in-page reveals), aria-hidden="true", display:none,
   // the box rules. Children of a closed <details> keep their own display (only the details'
-  // content slot is hidden), so they pass and their text is kept.
+  // content slot, in its UA shadow root the walk does not enter, is hidden), so they pass and
+  // their text is kept.
   function renderedStyle(element, name) {
     const hidden = element.getAttribute("hidden");
     if (hidden !== null && hidden.toLowerCase() !== "until-found") return null;
@@ -299,7 +307,17 @@ export function serializePage(options = {}) {
     }
   }
 
+  // The page's own shadow root (open or closed) of the element, else null. Only a custom
+  // element or one of SHADOW_HOSTS can have one; any other shadow root is the browser's own
+  // widget, which is not the page's content. Firefox's openOrClosedShadowRoot (an extension's
+  // privilege) returns those too: a <details>' root holds a summary slot and a content slot,
+  // and Firefox 140's UA sheet (res/details.css) makes that slot content-visibility:hidden
+  // while the details is closed, so walking it dropped the closed details' text kept on
+  // purpose here (and wrote the UA's <slot>s). <video>, <audio>, <input>, <marquee> have UA
+  // roots too (controls and their labels). Chromium's chrome.dom returns no UA roots.
   function shadowRootOf(element) {
+    const name = element.localName;
+    if (element.namespaceURI !== XHTML || !(name.includes("-") || SHADOW_HOSTS.has(name))) return null;
     if (element.shadowRoot) return element.shadowRoot;
     // extensions may read closed roots (Chromium: chrome.dom, Firefox: openOrClosedShadowRoot)
     try {
