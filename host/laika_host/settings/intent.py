@@ -148,10 +148,39 @@ def match(
             question = question or found  # a later rule may read the whole request
             continue
         if found is not None:
-            return _checked(found)
-    if question is not None:
-        return question
-    return _unmatched(parsed)
+            return _suggesting(parsed, _checked(_one_change(parsed, rule, found)))
+    return _suggesting(parsed, question or _unmatched(parsed))
+
+
+def _suggesting(text: _Text, found: Intent | Decline) -> Intent | Decline:
+    """A decline names three tools: its own first, then the closest to the words."""
+    if isinstance(found, Intent) or len(found.suggestions) >= 3:
+        return found
+    more = [name for name in _suggestions(text) if name not in found.suggestions]
+    return Decline(found.reason, (*found.suggestions, *more)[:3])
+
+
+_JOINED = frozenset({"and", "also", "then", "plus"})
+
+
+def _one_change(text: _Text, rule: Rule, found: Intent | Decline) -> Intent | Decline:
+    """`found`, unless the request joins a second change ("dark mode and 50k characters"):
+    then it asks which one, since a tool makes one change."""
+    if not isinstance(found, Intent) or rule not in _VALUE_RULES:
+        return found
+    if not (text.hits(_JOINED) or "," in text.original):
+        return found
+    for other in _VALUE_RULES[_VALUE_RULES.index(rule) + 1 :]:
+        second = other(text)
+        if isinstance(second, Intent):
+            tool = second.tool
+        elif isinstance(second, Decline) and second.suggestions and not second.asks:
+            tool = second.suggestions[0]  # its setting, with a value it cannot take
+        else:
+            continue
+        if tool != found.tool:
+            return Decline("one change at a time: which first?", (found.tool, tool))
+    return found
 
 
 def _parse(
@@ -365,6 +394,7 @@ _TOOL_WORDS = {
     "capture": ("source.capture", "source.refresh"),
     "captures": ("source.capture", "source.refresh"),
     "capturing": ("source.capture", "source.refresh"),
+    "captured": ("source.capture", "source.refresh"),
     "open": ("browser.open_tab", "browser.navigate"),
     "opening": ("browser.open_tab", "browser.navigate"),
     "visit": ("browser.open_tab", "browser.navigate"),
@@ -375,6 +405,7 @@ _WITHOUT_ASKING = (
     *("dont ask", "never ask", "no need to ask", "stop asking", "don\u2019t ask"),
 )
 _STOP_ALLOWING = frozenset({"stop", "don", "not", "never", "longer", "disallow", "untrust"})
+_REMOVING = frozenset({"remove", "revoke", "delete", "forget", "drop", "disallow", "untrust"})
 
 
 def _allow_domain(text: _Text) -> Intent | None:
@@ -385,7 +416,7 @@ def _allow_domain(text: _Text) -> Intent | None:
     if not domains:
         return None
     verb = next((i for i, word in enumerate(text.words) if word in v.ALLOW), None)
-    if verb is not None and text.near_before(verb, _STOP_ALLOWING):
+    if (verb is not None and text.near_before(verb, _STOP_ALLOWING)) or text.hits(_REMOVING):
         # "stop allowing example.org": forget the rule that allowed it
         return Intent("policy.forget_decision", {"rule_id": f"allow-{domains[0]}"})
     tools: list[str] = []
@@ -477,11 +508,14 @@ def _secret_names(text: _Text) -> list[str]:
     return names
 
 
-def _citations(text: _Text) -> Intent | None:
+def _citations(text: _Text) -> Intent | Decline | None:
     about = text.hits(v.CITATIONS) or (text.has("source", "sources") and text.hits(v.ANSWERS))
     if not about:
         return None
-    show = not text.hits(v.HIDE)
+    hides = text.hits(v.HIDE)
+    if not (hides or text.hits(v.SHOW) or text.hits(v.NEGATORS)):
+        return Decline("show the citations under answers, or hide them?")
+    show = not hides
     if text.hits(v.NEGATORS - v.HIDE) or text.has("t"):  # "don't show", "no more", "never"
         show = not show
     return Intent("settings.set_citations", {"show": show})
@@ -544,6 +578,10 @@ def _capture_limit(text: _Text) -> Intent | Decline | None:
     if not about or text.hits(v.COLLECTION):
         return None
     counts = [n for n in text.numbers if not _counts_something_else(text, n)]
+    if not counts and text.has("default", "original", "standard"):
+        from ..defaults import CAPTURE_MAX_CHARS
+
+        return Intent("settings.set_capture_limit", {"max_chars": CAPTURE_MAX_CHARS})
     if not counts:
         if text.hits(v.CHANGE_VERBS) or text.has("limit", "max", "maximum"):
             return Decline(
@@ -593,12 +631,13 @@ _DESTINATION = ("to", "into", "in", "be", "is", "under", "inside")
 
 def _default_collection(text: _Text) -> Intent | Decline | None:
     named = (text.has("default") or text.has("default_collection")) and text.hits(v.COLLECTION)
+    named = named or (text.hits(v.COLLECTION) and text.has("set", "change", "switch", "use"))
     routes = (
-        (text.hits(v.CAPTURE) or (text.hits(v.SAVED) and text.has("default")))
+        (text.hits(v.CAPTURE) or (text.hits(v.SAVED) and text.hits(v.GENERAL)))
         and text.hits(v.ROUTE_VERBS)
         and (text.hits(v.GENERAL) or text.hits(v.COLLECTION) or text.has("captures"))
         and not text.has("this", "these", "that", "current")
-    )
+    ) or (text.has("default") and text.has("save", "put", "file", "store", "saved"))
     if not (named or routes):
         return None
     name = _collection_name(text)
@@ -607,7 +646,10 @@ def _default_collection(text: _Text) -> Intent | Decline | None:
             "which collection should new captures go to?", ("settings.set_default_collection",)
         )
     if _says_more(name):
-        return Decline("say one change at a time: which collection should new captures go to?")
+        return Decline(
+            "one change at a time: say which collection new captures go to on its own",
+            ("settings.set_default_collection",),
+        )
     return Intent("settings.set_default_collection", {"collection": name})
 
 
@@ -672,6 +714,8 @@ def _between(text: _Text, starts: tuple[str, ...], ends: tuple[str, ...]) -> str
 
 
 def _default_provider(text: _Text) -> Intent | Decline | None:
+    if text.hits(v.OFFLINE) and text.hits(v.MODE) and not text.hits(v.CAPTURE):
+        return Intent("settings.set_default_provider", {"provider": "offline"})  # "offline mode"
     if not text.hits(v.PROVIDER_VERBS):
         return None
     named = _named_provider(text)
@@ -738,7 +782,8 @@ def _which_provider(text: _Text) -> Decline | None:
     if unknown:
         return Decline(
             f"no provider {unknown!r} is configured (the providers: {known}); `laika models "
-            "add` adds one"
+            "add` adds one",
+            ("settings.set_default_provider",),
         )
     if not text.has("default", "switch", "change", "use", "pick", "choose", "swap"):
         return None
@@ -762,10 +807,11 @@ def _unmatched(text: _Text) -> Decline:
     suggestions = _suggestions(text)
     content = [w for w in text.words if w not in _POLITE and w not in _FILLER]
     counted = {i for n in text.numbers for i in range(n.start, n.end)}
+    neutral = (v.KNOWN - v.ELSEWHERE) | _KNOWN_ELSE | v.PRONOUNS
     unknown = [
         w
         for i, w in enumerate(text.words)
-        if w in content and i not in counted and w not in v.KNOWN | _KNOWN_ELSE | v.PRONOUNS
+        if w in content and i not in counted and w not in neutral
     ]
     changing = text.hits(v.CHANGE_VERBS) or text.has("bigger", "smaller")
     if changing and not unknown and text.hits(v.PRONOUNS):
@@ -824,3 +870,11 @@ RULES: tuple[Rule, ...] = (
 )
 """First change read wins: the specific phrasings before the general ones. A question (a
 setting without its value) is kept while the later rules are tried."""
+_VALUE_RULES: tuple[Rule, ...] = (
+    _citations,
+    _theme,
+    _capture_limit,
+    _default_collection,
+    _default_provider,
+)
+"""The rules that set one value: two of them reading one request is two changes."""

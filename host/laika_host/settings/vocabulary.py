@@ -19,6 +19,7 @@ CAPTURE = frozenset(
 SIZE = frozenset(
     {"limit", "limits", "max", "maximum", "most", "long", "length", "size", "keep", "kept"}
     | {"cap", "truncate", "truncated", "cut", "bound", "cutoff", "longest", "lengths"}
+    | {"shorter", "longer", "bigger", "smaller", "larger"}
 )
 OTHER_UNITS = frozenset(
     {"second", "seconds", "secs", "sec", "minute", "minutes", "mins", "hour", "hours", "day"}
@@ -54,6 +55,12 @@ HIDE = frozenset(
     | {"omit", "suppress", "without", "less", "fewer", "none", "rid", "ditch", "lose"}
     | {"eliminate", "skip"}
 )
+SHOW = frozenset(
+    {"show", "showing", "shown", "on", "enable", "enabled", "display", "displayed", "visible"}
+    | {"see", "true", "back", "keep", "bring", "want", "include", "add", "yes", "restore"}
+    | {"like", "need", "use", "put", "turn"}
+)
+"""Words that ask for the citations to be shown (HIDE: hidden)."""
 NEGATORS = frozenset({"don", "not", "never", "no", "stop", "nt", "dont", "longer"})
 
 COLLECTION = frozenset(
@@ -78,7 +85,7 @@ MODEL = frozenset(
 )
 PROVIDER_VERBS = frozenset(
     {"use", "switch", "default", "make", "set", "answer", "answers", "prefer", "change"}
-    | {"pick", "choose", "run", "swap", "go", "move", "select"}
+    | {"pick", "choose", "run", "swap", "go", "move", "select", "enable", "activate"}
 )
 LOCAL = frozenset(
     {"local", "locally", "on-device", "machine", "computer", "laptop", "own", "offline-capable"}
@@ -100,13 +107,14 @@ PREFERENCES = frozenset({"preference", "preferences", "prefs", "pref"})
 SETTINGS = frozenset({"settings", "setting", "config", "configuration", "options", "preferences"})
 ALLOW = frozenset(
     {"allow", "allows", "allowed", "allowing", "trust", "trusted", "whitelist", "allowlist"}
+    | {"trusting", "whitelisted", "allowlisted"}
     | {"permit", "permitted", "let"}
 )
 DECISIONS = frozenset({"decision", "decisions", "rule", "approval", "remembered", "approvals"})
 CHANGE_VERBS = frozenset(
     {"set", "change", "make", "turn", "switch", "increase", "decrease", "raise", "lower"}
     | {"reduce", "bump", "adjust", "update", "modify", "put", "use", "enable", "disable"}
-    | {"double", "halve", "toggle", "flip", "reset"}
+    | {"double", "halve", "toggle", "flip"}
 )
 PRONOUNS = frozenset({"it", "that", "this", "them", "those", "one"})
 
@@ -140,6 +148,12 @@ HINTS: dict[str, frozenset[str]] = {
     "rules.list": frozenset({"rules", "automations"}),
 }
 """What each tool is about, for the closest suggestions of a decline."""
+ELSEWHERE = frozenset(
+    {"font", "fonts", "text", "zoom", "volume", "language", "timezone", "units", "privacy"}
+    | {"site", "sites", "website", "websites", "domain", "block", "notifications"}
+)
+"""Words that hint at a tool (for suggestions) but name something no tool sets: a request
+about them is declined, not asked back."""
 DEFAULT_SUGGESTIONS = (
     "settings.set_capture_limit",
     "settings.set_default_collection",
@@ -149,7 +163,7 @@ DEFAULT_SUGGESTIONS = (
 KNOWN = vocabulary(
     CHARS, CAPTURE, SIZE, OTHER_UNITS, THEME, MODE, PANEL, *THEME_VALUES.values(), CITATIONS,
     ANSWERS, HIDE, COLLECTION, ROUTE_VERBS, GENERAL, MODEL, PROVIDER_VERBS, LOCAL, CLOUD,
-    OFFLINE, KINDS, SECRETS, SECRET_PLACES, PREFERENCES, SETTINGS, ALLOW, DECISIONS,
+    OFFLINE, KINDS, SHOW, SECRETS, SECRET_PLACES, PREFERENCES, SETTINGS, ALLOW, DECISIONS,
     CHANGE_VERBS, *HINTS.values(),
     {"show", "showing", "display", "enable", "visible", "forget", "remember", "switch"},
     {"delete", "revoke", "allow", "different", "another", "other", "limit", "default"},
