@@ -46,7 +46,7 @@ DECLINE_WORDS = frozenset(
 """Words of requests no settings tool serves (the gate, keys, sending data away): declined
 before any rule reads them, so a domain or a name in them is never acted on. "send" is one
 too, unless it routes new captures to a collection ("send new captures to Later")."""
-NO_TOOL = "no settings tool does that"
+NO_TOOL = "Laika's settings can't do that"
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def match(
     parsed = _parse(text, providers, rule_ids, transform_types)
     if _declined(parsed):
         return Decline(
-            "no settings tool does that: they never send data anywhere, touch keys or "
+            "Laika's settings can't do that: they never send data anywhere, touch keys or "
             "turn off the Policy Gate",
             _suggestions(parsed),
         )
