@@ -231,6 +231,7 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
         asked = session.send("settings.ask", {"text": "Use dark mode.", "provider": "offline"})
         pending = session.event(asked, "pending")
         assert (pending["tool"], pending["arguments"]) == ("settings.set_theme", {"theme": "dark"})
+        assert pending["summary"] == "Switch the theme to dark"  # what the panel's card says
         assert pending["rule_id"] == "default.settings_writes"
         before = session.call("config.get", {"path": "ui.theme"})["result"]["value"]
         decided = session.call(
@@ -249,6 +250,10 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
     assert reply["result"]["status"] == "applied"
     assert reply["result"]["change"]["paths"] == ["ui.theme"]
     assert "asked by panel" in reply["result"]["change"]["message"]
+    assert reply["result"]["message"] == "Done: the theme is dark."
+    assert reply["result"]["details"] == []
     assert declined["result"]["status"] == "declined"
     assert [t["name"] for t in declined["result"]["can_change"]] == list(SETTINGS_TOOLS)
+    assert len(declined["result"]["suggestions"]) == 3
+    assert "I can change" in declined["result"]["message"]
     assert saved["result"]["collection"] == "Harbour"  # the running host read the setting
