@@ -73,8 +73,9 @@ def test_any_arguments_give_a_sentence_and_never_raise(tool: str, arguments: Any
 def test_the_default_settings_read_one_sentence_a_line() -> None:
     lines = wording.describe_settings(Registry().model_dump(mode="json"))
     assert lines == [
-        "Answers come from the first provider configured, else offline by default; the model "
-        "providers: none yet (`laika models add`).",
+        "No default model provider is set: answers come from the first one configured, else "
+        "the offline runtime.",
+        "Model providers: none yet (`laika models add` adds one).",
         "Captured pages keep at most 24,000 characters.",
         "New captures go to the collection \u201cInbox\u201d.",
         "The theme follows your system.",

@@ -301,12 +301,18 @@ _LEAVES = {
 
 def _providers(value: Mapping[str, Any], only: str) -> list[str]:
     default = value.get("default")
-    who = _provider(default) if default else "the first provider configured, else offline"
+    if default:
+        first = f"Answers come from {_provider(default)} by default."
+    else:
+        first = (
+            "No default model provider is set: answers come from the first one configured, "
+            "else the offline runtime."
+        )
     if only == "default":
-        return [f"Answers come from {who} by default."]
+        return [first]
     ids = [str(item.get("id")) for item in value.get("items") or [] if isinstance(item, Mapping)]
-    listed = _listed(ids[:MAX_SHOWN], "and") if ids else "none yet (`laika models add`)"
-    return [f"Answers come from {who} by default; the model providers: {listed}."]
+    listed = _listed(_some(ids), "and") if ids else "none yet (`laika models add` adds one)"
+    return [first, f"Model providers: {listed}."]
 
 
 def _capture(value: Mapping[str, Any], only: str) -> list[str]:
