@@ -105,6 +105,9 @@ TABLE: list[tuple[str, str, dict[str, Any]]] = [
     ("set the capture limit back to the default", "settings.set_capture_limit", {"max_chars": CAPTURE_MAX_CHARS}),
     ("offline mode", PROVIDER, {"provider": "offline"}),
     ("set max chars to fifty thousand", "settings.set_capture_limit", {"max_chars": 50000}),
+    ("I hate dark mode", "settings.set_theme", {"theme": "light"}),
+    ("use the local model instead of the cloud", PROVIDER, {"provider": "llama-cpp"}),
+    ("don't use a model, answer offline", PROVIDER, {"provider": "offline"}),
 ]  # fmt: skip
 ASKED = [
     "change theme to dark and max chars to 50000",  # two changes: which first?
@@ -113,6 +116,11 @@ ASKED = [
     "change the theme",
     "set max chars",
     "set it to 50000",
+    "I don't want answers from the cloud",  # what is not wanted is no choice
+    "don't use cloud-ai",
+    "don't save captures to Research",
+    "don't limit captures to 50000",
+    "no longer save captures to Inbox, use Research",
 ]
 DECLINED = [
     "disable the policy gate",

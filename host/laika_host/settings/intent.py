@@ -522,7 +522,9 @@ def _citations(text: _Text) -> Intent | Decline | None:
 
 
 _POST_NEGATORS = frozenset({"off", "disabled"})
-_PRE_NEGATORS = frozenset({"off", "disable", "exit", "leave", "quit", "t", "without"})
+_PRE_NEGATORS = frozenset(
+    {"off", "disable", "exit", "leave", "quit", "t", "without", "hate", "dislike"}
+)
 
 
 def _theme(text: _Text) -> Intent | Decline | None:
@@ -584,13 +586,13 @@ def _capture_limit(text: _Text) -> Intent | Decline | None:
         return Intent("settings.set_capture_limit", {"max_chars": CAPTURE_MAX_CHARS})
     if not counts:
         if text.hits(v.CHANGE_VERBS) or text.has("limit", "max", "maximum"):
-            return Decline(
-                "how many characters should a captured page keep (1,000 to 10,000,000)?",
-                ("settings.set_capture_limit",),
-            )
+            return Decline(_HOW_MANY, ("settings.set_capture_limit",))
         return None
     after_to = [n for n in counts if n.start and text.words[n.start - 1] in ("to", "at", "=")]
-    value = round((after_to or counts)[-1].value)
+    number = (after_to or counts)[-1]
+    if _negated_in_clause(text)[number.start]:  # "don't limit captures to 50000"
+        return Decline(_HOW_MANY, ("settings.set_capture_limit",))
+    value = round(number.value)
     low, high = capture_bounds()
     if not low <= value <= high:
         return Decline(
@@ -598,6 +600,9 @@ def _capture_limit(text: _Text) -> Intent | Decline | None:
             ("settings.set_capture_limit",),
         )
     return Intent("settings.set_capture_limit", {"max_chars": value})
+
+
+_HOW_MANY = "how many characters should a captured page keep (1,000 to 10,000,000)?"
 
 
 @functools.cache
@@ -617,7 +622,7 @@ def capture_bounds() -> tuple[int, int]:
 def _counts_something_else(text: _Text, number: numbers.Number) -> bool:
     """ "5 seconds", "50 tokens", "20 sources": a number of something else."""
     following = text.words[number.end : number.end + 1]
-    return bool(following) and following[0] in v.OTHER_UNITS
+    return bool(following) and (following[0] in v.OTHER_UNITS or following[0] in v.CAPTURE)
 
 
 _NAME_END = (
@@ -641,7 +646,7 @@ def _default_collection(text: _Text) -> Intent | Decline | None:
     if not (named or routes):
         return None
     name = _collection_name(text)
-    if name is None:
+    if name is None or text.hits(v.NEGATORS):
         return Decline(
             "which collection should new captures go to?", ("settings.set_default_collection",)
         )
@@ -693,9 +698,9 @@ _MORE_VERBS = frozenset(
 
 def _says_more(name: str) -> bool:
     """A name that holds a second request ("Research and use dark mode")."""
-    words = [w.lower() for w in name.split()]
+    words = [w.lower() for w in name.replace(",", " , ").split()]
     return len(words) > 8 or any(
-        w in ("and", "then") and following in _MORE_VERBS
+        w in ("and", "then", ",") and following in _MORE_VERBS
         for w, following in itertools.pairwise(words)
     )
 
@@ -714,6 +719,46 @@ def _between(text: _Text, starts: tuple[str, ...], ends: tuple[str, ...]) -> str
 
 
 def _default_provider(text: _Text) -> Intent | Decline | None:
+    """The provider named, its kind, `offline`, or a local / cloud one; one the words say
+    not to use ("don't use the cloud model") is no choice: asked back."""
+    found = _provider_choice(text)
+    if not isinstance(found, Intent):
+        return found
+    chosen = found.arguments["provider"]
+    facts = next((p for p in text.providers if p.id == chosen), None)
+    named = {_squash(chosen)} | ({_squash(facts.kind)} if facts else set())
+    place = v.OFFLINE if facts is None else v.LOCAL if facts.local else v.CLOUD
+    negated = _negated_in_clause(text)
+    if any(
+        (_squash(word) in named or word in place) and negated[index]
+        for index, word in enumerate(text.words)
+    ):
+        return _which_provider(text, asking=True)
+    return found
+
+
+_NOT_WANTED = v.NEGATORS | frozenset({"hate", "dislike", "avoid", "instead", "t"})
+_CLAUSE_MARKS = frozenset(",;.!?")
+_CLAUSE_WORDS = frozenset({"but", "rather"})
+
+
+def _negated_in_clause(text: _Text) -> list[bool]:
+    """For each word, whether a word saying "not" comes before it in its clause ("I don't
+    want answers from the cloud"; not "don't use a model, answer offline"). One pass."""
+    flags: list[bool] = []
+    negated = False
+    end = 0
+    for word, raw, start in zip(text.words, text.raw, text.split.starts, strict=True):
+        gap = text.original[end:start]
+        if word in _CLAUSE_WORDS or any(mark in _CLAUSE_MARKS for mark in gap):
+            negated = False
+        flags.append(negated)
+        negated = negated or word in _NOT_WANTED
+        end = start + len(raw)
+    return flags
+
+
+def _provider_choice(text: _Text) -> Intent | Decline | None:
     if text.hits(v.OFFLINE) and text.hits(v.MODE) and not text.hits(v.CAPTURE):
         return Intent("settings.set_default_provider", {"provider": "offline"})  # "offline mode"
     if not text.hits(v.PROVIDER_VERBS):
@@ -774,10 +819,14 @@ def _by_place(text: _Text) -> Intent | Decline | None:
     return Intent("settings.set_default_provider", {"provider": found[0].id})
 
 
-def _which_provider(text: _Text) -> Decline | None:
+def _which_provider(text: _Text, *, asking: bool = False) -> Decline | None:
     """A provider named that is not configured is declined; none named, asked."""
     ids = [p.id for p in text.providers]
     known = ", ".join([*ids, "offline"])
+    if asking:
+        return Decline(
+            f"which provider should answer: {known}?", ("settings.set_default_provider",)
+        )
     unknown = _unknown_name(text)
     if unknown:
         return Decline(
