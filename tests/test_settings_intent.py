@@ -192,6 +192,9 @@ def test_no_local_provider_is_a_decline_naming_the_fix() -> None:
     found = match("use the local model for answers", [ProviderFacts("c", "openai", False)])
     assert isinstance(found, Decline)
     assert "laika models add" in found.reason
+    kind = match("use ollama", [ProviderFacts("c", "openai", False)])
+    assert isinstance(kind, Decline)
+    assert kind.reason == "no ollama provider is configured: add one with `laika models add`"
 
 
 def test_a_request_over_the_bound_is_declined_unread() -> None:

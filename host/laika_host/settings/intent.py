@@ -771,6 +771,12 @@ def _provider_choice(text: _Text) -> Intent | Decline | None:
     kinds = [p for p in text.providers if p.kind.lower() in text.vocabulary]
     if len(kinds) == 1 or (kinds and text.hits(v.MODEL)):
         return Intent("settings.set_default_provider", {"provider": kinds[0].id})
+    wanted = sorted(text.vocabulary & v.KINDS)
+    if wanted and not kinds:
+        return Decline(
+            f"no {wanted[0]} provider is configured: add one with `laika models add`",
+            ("settings.set_default_provider",),
+        )
     if not text.hits(v.MODEL):
         return None
     return _by_place(text)
