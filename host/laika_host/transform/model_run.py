@@ -97,6 +97,11 @@ class ModelContext:
         self._account(state, started)
         self._conclude(state, parser)
 
+    def note(self, warning: str) -> None:
+        """A warning for the artifact, once however often it is given."""
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
     def _can_constrain(self) -> bool:
         capabilities = self.provider.capabilities
         supported = capabilities is None or capabilities.supports_json_mode
@@ -248,6 +253,9 @@ async def single_phase(context: ModelContext) -> None:
     phase = context.phase(
         context.spec.item, system, user_prompt(context.pack), phase=context.spec.id
     )
+    conform = context.spec.conform
     async with aclosing(phase) as items:  # a cancel mid-stream closes the request too
         async for item in items:
-            await context.sink.add(item)
+            kept = item if conform is None else conform(item, context.config, context.note)
+            if kept is not None:
+                await context.sink.add(kept)
