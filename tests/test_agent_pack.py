@@ -59,7 +59,7 @@ def test_a_tiny_context_lists_only_the_most_relevant_titles() -> None:
     assert len(listed) < 300
     assert listed[0]["source_id"] == "src_299"
     assert pack.unlisted == 300 - len(listed)
-    assert "not even listed" in (pack.note() or "")
+    assert f"{pack.unlisted} more sources were not sent at all" in (pack.note() or "")
     assert estimate_tokens(str(listed)) < 1_000
 
 

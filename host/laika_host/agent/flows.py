@@ -44,9 +44,10 @@ from ..store.chat import MAX_CHAT_MARKDOWN
 from ..store.runs import RunLinks, RunUsage
 from ..tools.turn import ToolRunner, TurnFacts
 from . import audit, tool_loop
-from .pack import Pack, SourceText, estimate_tokens, pack_collection, pack_page
+from .pack import Pack, SourceText, estimate_tokens, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
 from .parse_llmx import parse_llmx_reply
+from .passage_pack import pack_passages
 from .prompts import (
     Task,
     ToolOffer,
@@ -61,6 +62,8 @@ Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
 OnDelta = Callable[[str], None]
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
+FILL_SOURCES = 100
+"""The newest sources read to fill what the matching passages leave of the budget."""
 MAX_FAILURE_MESSAGE = 300
 log = logging.getLogger("laika.agent")
 
@@ -451,19 +454,28 @@ async def _pack(
     *,
     fmt: ContextFormat = "json",
 ) -> Pack:
-    relevance: dict[str, float] = {}
+    """The passages that match the question first (`passage_pack`), then the newest other
+    sources while the budget lasts. Reads only the sources it may send: a collection of
+    50,000 costs what one of 200 does."""
     try:
-        hits = await store.search.query(
-            question, collection_id=collection_id, limit=SEARCH_LIMIT, include_artifacts=False
-        )
-        relevance = {hit.id: -hit.score + 1e-9 for hit in hits}  # bm25: lower is better
+        hits = await store.passages.search(question, collection_id=collection_id)
     except InvalidInputError:  # no searchable words: the newest sources still go in
-        relevance = {}
-    bodies = await store.sources.bodies(collection_id)
-    sources = [
-        SourceText(**body, relevance=relevance.get(body["source_id"], 0.0)) for body in bodies
-    ]
-    return pack_collection(collection_id, title, sources, budget_tokens=budget, context_format=fmt)
+        hits = []
+    matched = list(dict.fromkeys(hit.source_id for hit in hits))
+    bodies = await store.sources.bodies_of(matched)
+    bodies += await store.sources.bodies(collection_id, limit=FILL_SOURCES)
+    sources = {body["source_id"]: SourceText(**body) for body in bodies}
+    total = await store.sources.captured_count(collection_id)
+    return pack_passages(
+        collection_id,
+        title,
+        sources,
+        hits,
+        await store.passages.spans(matched),
+        budget_tokens=budget,
+        context_format=fmt,
+        unlisted=max(0, total - len(sources)),
+    )
 
 
 def _ready(make: Callable[[], Answer]) -> Callable[[], Awaitable[Answer]]:

@@ -29,7 +29,7 @@ from .verify import PackedSource
 CHARS_PER_TOKEN = 3  # conservative: prose runs 3.5-4.5 characters per token
 FULL_SHARE = 0.7  # of the budget for full sources; the rest goes to summaries
 INDEX_SHARE = 0.3  # at most this much of the budget lists titles
-Tier = Literal["full", "summary", "title"]
+Tier = Literal["full", "passages", "summary", "title"]
 
 
 def estimate_tokens(text: str) -> int:
@@ -58,27 +58,47 @@ class Pack:
     tokens: int = 0
     budget: int = 0
     unlisted: int = 0  # sources not even listed by title (over the index's share)
+    listed: set[str] = field(default_factory=set)  # the sources the index lists
 
     @property
     def left_out(self) -> dict[str, list[str]]:
-        """Sources sent as summaries only, or as titles only."""
+        """Sources sent in part: their matching passages, summaries, or titles only."""
         return {
+            "passages": [s for s, tier in self.tiers.items() if tier == "passages"],
             "summaries": [s for s, tier in self.tiers.items() if tier == "summary"],
-            "titles_only": [s for s, tier in self.tiers.items() if tier == "title"],
+            "titles_only": [
+                s for s, tier in self.tiers.items() if tier == "title" and s in self.listed
+            ],
         }
 
     def note(self) -> str | None:
         """What the answer must admit about the pack, for the user."""
         left = self.left_out
-        if not left["summaries"] and not left["titles_only"]:
+        if not any(left.values()):
             return None
-        note = (
-            f"{len(left['summaries'])} source(s) were sent as summaries and "
-            f"{len(left['titles_only'])} as titles only, to fit the model's context"
-        )
+        parts = [
+            f"{count(len(left['passages']), 'source')} as the passages that match the question"
+            if left["passages"]
+            else "",
+            f"{count(len(left['summaries']), 'source')} as summaries" if left["summaries"] else "",
+            f"{count(len(left['titles_only']), 'source')} as titles only"
+            if left["titles_only"]
+            else "",
+        ]
+        note = "Sent in part, to fit the model's context: " + _listed([p for p in parts if p])
         if self.unlisted:
-            note += f"; {self.unlisted} of those are not even listed by title"
+            verb = "was" if self.unlisted == 1 else "were"
+            note += f"; {count(self.unlisted, 'more source')} {verb} not sent at all"
         return note + "."
+
+
+def count(number: int, noun: str) -> str:
+    """`1 source`, `3 sources`."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def pack_collection(
@@ -91,10 +111,11 @@ def pack_collection(
 ) -> Pack:
     """Index + the most relevant sources in full, then summaries, then titles only."""
     pack = Pack(budget=budget_tokens)
-    ranked = sorted((_redacted_labels(s) for s in sources), key=lambda s: -s.relevance)
-    listed = _index_entries(ranked, int(budget_tokens * INDEX_SHARE))
+    ranked = sorted((redacted_labels(s) for s in sources), key=lambda s: -s.relevance)
+    listed = index_entries(ranked, int(budget_tokens * INDEX_SHARE))
     pack.unlisted = len(ranked) - len(listed)
-    index = _index_document(collection_id, collection_title, listed)
+    pack.listed = {s.source_id for s in listed}
+    index = index_document(collection_id, collection_title, listed)
     pack.tokens = estimate_tokens(document_text(index, context_format))
     full_budget = int(budget_tokens * FULL_SHARE)  # leave room for the next tier's summaries
     for source in ranked:
@@ -105,22 +126,22 @@ def pack_collection(
             summary = _Candidate(collection_id, source, "summary", context_format)
             pack.tiers[source.source_id] = _take(pack, summary, budget_tokens)
     chosen = [
-        (_redacted_bodies(s), pack.tiers[s.source_id])
+        (redacted_bodies(s), pack.tiers[s.source_id])
         for s in ranked
         if pack.tiers[s.source_id] != "title"
     ]
-    pack.documents = [index] + [_source_document(collection_id, s, tier) for s, tier in chosen]
-    pack.sources = [_packed(s) for s, _ in chosen]
+    pack.documents = [index] + [source_document(collection_id, s, tier) for s, tier in chosen]
+    pack.sources = [packed_source(s) for s, _ in chosen]
     return pack
 
 
-def _redacted_labels(source: SourceText) -> SourceText:
+def redacted_labels(source: SourceText) -> SourceText:
     """Rows written before redaction covered every field (or by an older Laika) are redacted
     on their way to a model: the URL and title of every source (the index lists them) ..."""
     return replace(source, url=redact_url(source.url), title=redact_text(source.title))
 
 
-def _redacted_bodies(source: SourceText) -> SourceText:
+def redacted_bodies(source: SourceText) -> SourceText:
     """... and the bodies of the sources that fit the budget (only those are sent)."""
     return replace(
         source,
@@ -145,7 +166,7 @@ class _Candidate:
 
     def cost(self) -> int:
         """Tokens of the document as the prompt writes it (keys, ids, escapes included)."""
-        document = _source_document(self.collection_id, self.source, self.tier)
+        document = source_document(self.collection_id, self.source, self.tier)
         return estimate_tokens(document_text(document, self.context_format))
 
 
@@ -161,7 +182,7 @@ def _take(pack: Pack, candidate: _Candidate, limit: int) -> Tier:
     return "title"
 
 
-def _index_entries(ranked: list[SourceText], limit: int) -> list[SourceText]:
+def index_entries(ranked: list[SourceText], limit: int) -> list[SourceText]:
     """The most relevant sources whose index lines fit `limit` tokens (a small model's
     context cannot hold the titles of a thousand sources)."""
     listed: list[SourceText] = []
@@ -174,7 +195,7 @@ def _index_entries(ranked: list[SourceText], limit: int) -> list[SourceText]:
     return listed
 
 
-def _index_document(collection_id: str, title: str, sources: list[SourceText]) -> dict[str, Any]:
+def index_document(collection_id: str, title: str, sources: list[SourceText]) -> dict[str, Any]:
     entries = [
         {"source_id": s.source_id, "url": s.url, "title": s.title}
         | ({"captured_at": s.captured_at} if s.captured_at else {})
@@ -193,7 +214,7 @@ def _index_document(collection_id: str, title: str, sources: list[SourceText]) -
     }
 
 
-def _source_document(collection_id: str, source: SourceText, tier: Tier) -> dict[str, Any]:
+def source_document(collection_id: str, source: SourceText, tier: Tier) -> dict[str, Any]:
     markdown = source.markdown if tier == "full" else f"{source.summary}\n\n{TRUNCATION_MARKER}"
     content: dict[str, Any] = {
         "doc_type": "collection.source.v1",
@@ -213,7 +234,7 @@ def _source_document(collection_id: str, source: SourceText, tier: Tier) -> dict
     }
 
 
-def _packed(source: SourceText) -> PackedSource:
+def packed_source(source: SourceText) -> PackedSource:
     """What a citation is checked against: the full stored text, whatever the tier sent
     (a quote from a summary is also in the full text)."""
     return PackedSource(

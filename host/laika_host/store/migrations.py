@@ -20,6 +20,7 @@ from ._db import Database
 from .errors import SchemaTooNewError
 from .ids import now_ms
 from .schema_artifact_runs import SCHEMA_ARTIFACT_RUNS
+from .schema_passages import SCHEMA_PASSAGES
 from .schema_rule_origin import SCHEMA_RULE_ORIGIN
 from .schema_tool_calls import SCHEMA_TOOL_CALLS
 from .schema_v1 import SCHEMA_V1
@@ -91,6 +92,14 @@ async def m007_rule_origin(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
+async def m008_passages(connection: aiosqlite.Connection) -> None:
+    """Passages for retrieval (issue #26). Every stored source is queued here; it is cut and
+    indexed in batches, with progress, by the first search (`PassageIndex.catch_up`), not in
+    this transaction: a large store would hold the write lock for minutes."""
+    for statement in _statements(SCHEMA_PASSAGES):
+        await connection.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
@@ -99,6 +108,7 @@ MIGRATIONS: list[Migration] = [
     m005_artifact_runs,
     m006_tool_calls,
     m007_rule_origin,
+    m008_passages,
 ]
 
 

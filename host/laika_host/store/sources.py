@@ -29,6 +29,7 @@ from ._db import Database, Row
 from .collections import Collections
 from .errors import InvalidInputError, NotFoundError
 from .ids import new_id, now_ms
+from .passage_index import index_source
 from .records import (
     SavedSource,
     SaveOutcome,
@@ -264,6 +265,7 @@ class Sources:
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
             (*assignments.values(), saved.id),
         )
+        await index_source(connection, saved.id)  # searchable when this commits
         await self.collections.touch(collection_id, now)
         return "updated", saved.id, None
 
@@ -294,6 +296,7 @@ class Sources:
             f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
             tuple(values.values()),
         )
+        await index_source(connection, source_id)  # searchable when this commits
         await self.collections.touch(collection_id, now)
 
     async def _new_note(
@@ -494,6 +497,26 @@ class Sources:
             (collection_id, limit),
         )
         return [_body(row) for row in rows]
+
+    async def bodies_of(self, source_ids: builtins.list[str]) -> builtins.list[dict[str, Any]]:
+        """`bodies` of the captured sources named, in the order named (unknown ids skipped)."""
+        if not source_ids:
+            return []
+        marks = ", ".join("?" for _ in source_ids)
+        rows = await self.db.fetch_all(
+            "SELECT id, url, title, capture_markdown, capture_text, capture_summary, "
+            f"captured_at FROM sources WHERE id IN ({marks}) AND capture_status = 'captured'",
+            tuple(source_ids),
+        )
+        found = {row["id"]: _body(row) for row in rows}
+        return [found[source_id] for source_id in source_ids if source_id in found]
+
+    async def captured_count(self, collection_id: str) -> int:
+        row = await self.db.fetch_one(
+            "SELECT count(*) FROM sources WHERE collection_id = ? AND capture_status = 'captured'",
+            (collection_id,),
+        )
+        return int(row[0]) if row else 0
 
     async def delete(self, source_id: str) -> Source:
         source = await self.get_summary(source_id)

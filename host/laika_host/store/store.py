@@ -15,6 +15,7 @@ from .collections import Collections
 from .file_check import check_file
 from .jobs import Jobs
 from .migrations import migrate, schema_version
+from .passage_index import PassageIndex
 from .runs import Runs
 from .search import Search
 from .sources import Sources
@@ -41,6 +42,7 @@ class Store:
         self.artifact_runs = ArtifactRuns(database)
         self.runs = Runs(database)
         self.search = Search(database)
+        self.passages = PassageIndex(database)
         self.tool_calls = ToolCalls(database)
         self.tool_rules = ToolRules(database)
 
@@ -52,10 +54,10 @@ class Store:
         return await schema_version(self.db)
 
     async def integrity_check(self) -> list[str]:
-        """SQLite's integrity check plus both FTS indexes; `["ok"]` when all is well."""
+        """SQLite's integrity check plus the FTS indexes; `["ok"]` when all is well."""
         rows = await self.db.fetch_all("PRAGMA integrity_check")
         problems = [str(row[0]) for row in rows]
-        for table in ("sources_fts", "artifacts_fts"):
+        for table in ("sources_fts", "artifacts_fts", "passages_fts"):
             try:
                 await self.db.connection.execute(
                     f"INSERT INTO {table} ({table}) VALUES ('integrity-check')"

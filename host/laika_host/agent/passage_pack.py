@@ -1,0 +1,204 @@
+"""Packing by passage: the passages that match the question reach the model first.
+
+`pack.py` packs whole sources by relevance, which at a small model's window sends the right
+page as a summary or a title. Here the budget is spent in the order of the passage search
+(bm25 over passages, `store/passage_index.py`), best first across every source:
+
+1. a matching source goes in whole when it is small (at most `WHOLE_SHARE` of the budget);
+2. otherwise its matching passage goes in, as `collection.source.v1` whose Markdown holds
+   only the passages sent, under their heading paths, with `[…]` where text was skipped;
+3. then each sent passage's neighbours, for context, while they fit;
+4. what budget is left takes the collection's other sources, whole, then as summaries.
+
+Every document keeps its `src:<id>` doc_id, so citations name the source as before and are
+verified against its whole stored text. The pack's note says how many sources were sent as
+passages, summaries or titles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..llm.config import ContextFormat
+from ..redact import redact_text
+from ..store.passage_index import PassageHit
+from .context_format import document_text
+from .pack import (
+    INDEX_SHARE,
+    Pack,
+    SourceText,
+    estimate_tokens,
+    index_document,
+    index_entries,
+    packed_source,
+    redacted_bodies,
+    redacted_labels,
+    source_document,
+)
+
+WHOLE_SHARE = 0.25
+"""A matching source is sent whole when it costs at most this share of the budget."""
+SKIPPED = "[…]"
+
+
+@dataclass
+class _Excerpt:
+    """The passages of one source chosen so far (ordinal -> its span in the Markdown)."""
+
+    source: SourceText
+    spans: dict[int, tuple[int, int]] = field(default_factory=dict)
+    heading: dict[int, str] = field(default_factory=dict)
+
+    def markdown(self) -> str:
+        """The chosen passages in order; a heading path when it changes; `[…]` for gaps."""
+        parts: list[str] = []
+        last_ordinal, last_heading = -2, None
+        for ordinal in sorted(self.spans):
+            start, end = self.spans[ordinal]
+            if ordinal != last_ordinal + 1 and parts:
+                parts.append(SKIPPED)
+            heading = self.heading[ordinal]
+            if heading and heading != last_heading:
+                parts.append(f"**{heading}**")
+            parts.append(self.source.markdown[start:end].strip())
+            last_ordinal, last_heading = ordinal, heading
+        if last_ordinal >= 0 and not self._reaches_end(last_ordinal):
+            parts.append(SKIPPED)
+        return redact_text("\n\n".join(parts))
+
+    def _reaches_end(self, ordinal: int) -> bool:
+        return self.spans[ordinal][1] >= len(self.source.markdown.rstrip())
+
+
+@dataclass
+class _Budget:
+    pack: Pack
+    collection_id: str
+    context_format: ContextFormat
+
+    def cost(self, source: SourceText, markdown: str) -> int:
+        document = source_document(self.collection_id, replace(source, markdown=markdown), "full")
+        return estimate_tokens(document_text(document, self.context_format))
+
+    def fits(self, tokens: int) -> bool:
+        return self.pack.tokens + tokens <= self.pack.budget
+
+
+def pack_passages(
+    collection_id: str,
+    collection_title: str,
+    sources: dict[str, SourceText],
+    hits: list[PassageHit],
+    neighbours: dict[str, dict[int, tuple[int, int, str]]],
+    *,
+    budget_tokens: int,
+    context_format: ContextFormat = "json",
+    unlisted: int = 0,
+) -> Pack:
+    """`sources`: the sources hits name plus others to fill with (newest first); `hits`:
+    best first; `neighbours`: each hit source's passages (ordinal -> start, end, heading)."""
+    pack = Pack(budget=budget_tokens)
+    order = list(dict.fromkeys([h.source_id for h in hits if h.source_id in sources]))
+    order += [source_id for source_id in sources if source_id not in order]
+    ranked = [redacted_labels(sources[source_id]) for source_id in order]
+    listed = index_entries(ranked, int(budget_tokens * INDEX_SHARE))
+    pack.unlisted = len(ranked) - len(listed) + unlisted
+    pack.listed = {s.source_id for s in listed}
+    index = index_document(collection_id, collection_title, listed)
+    pack.tokens = estimate_tokens(document_text(index, context_format))
+    budget = _Budget(pack, collection_id, context_format)
+    whole: dict[str, int] = {}
+    excerpts: dict[str, _Excerpt] = {}
+    for hit in hits:
+        if hit.source_id in sources and hit.source_id not in whole:
+            _take_hit(budget, sources[hit.source_id], hit, whole, excerpts)
+    for excerpt in list(excerpts.values()):
+        _add_neighbours(budget, excerpt, neighbours.get(excerpt.source.source_id, {}))
+    chosen = _fill(budget, [sources[s] for s in order], whole, excerpts)
+    pack.documents = [index, *chosen]
+    for source_id in order:
+        pack.tiers.setdefault(source_id, "title")
+    pack.sources = [packed_source(sources[s]) for s in order if pack.tiers[s] != "title"]
+    return pack
+
+
+def _take_hit(
+    budget: _Budget,
+    source: SourceText,
+    hit: PassageHit,
+    whole: dict[str, int],
+    excerpts: dict[str, _Excerpt],
+) -> None:
+    excerpt = excerpts.get(source.source_id)
+    if excerpt is None:
+        cost = budget.cost(source, source.markdown)
+        if cost <= budget.pack.budget * WHOLE_SHARE and budget.fits(cost):
+            budget.pack.tokens += cost
+            whole[source.source_id] = cost
+            budget.pack.tiers[source.source_id] = "full"
+            return
+        excerpt = _Excerpt(source)
+    if hit.ordinal in excerpt.spans:
+        return
+    _try_add(budget, excerpt, hit.ordinal, (hit.start, hit.end, hit.heading))
+    if excerpt.spans:
+        excerpts[source.source_id] = excerpt
+        budget.pack.tiers[source.source_id] = "passages"
+
+
+def _try_add(budget: _Budget, excerpt: _Excerpt, ordinal: int, span: tuple[int, int, str]) -> bool:
+    """Add one passage if the source's document still fits with it."""
+    before = budget.cost(excerpt.source, excerpt.markdown()) if excerpt.spans else 0
+    excerpt.spans[ordinal], excerpt.heading[ordinal] = span[:2], span[2]
+    after = budget.cost(excerpt.source, excerpt.markdown())
+    if budget.fits(after - before):
+        budget.pack.tokens += after - before
+        return True
+    del excerpt.spans[ordinal], excerpt.heading[ordinal]
+    return False
+
+
+def _add_neighbours(
+    budget: _Budget, excerpt: _Excerpt, passages: dict[int, tuple[int, int, str]]
+) -> None:
+    """The passage before and after each one sent (the sentence that names what "it" is)."""
+    for ordinal in sorted(excerpt.spans):
+        for near in (ordinal - 1, ordinal + 1):
+            if near in passages and near not in excerpt.spans:
+                _try_add(budget, excerpt, near, passages[near])
+
+
+def _fill(
+    budget: _Budget,
+    ordered: list[SourceText],
+    whole: dict[str, int],
+    excerpts: dict[str, _Excerpt],
+) -> list[dict[str, object]]:
+    """The documents in rank order, with the leftover budget spent on unmatched sources:
+    whole where they fit, else their summaries."""
+    pack = budget.pack
+    documents: list[dict[str, object]] = []
+    for source in ordered:
+        source_id = source.source_id
+        if source_id in whole:
+            documents.append(_document(budget, redacted_bodies(source), "full"))
+        elif source_id in excerpts:
+            markdown = excerpts[source_id].markdown()
+            documents.append(
+                source_document(budget.collection_id, replace(source, markdown=markdown), "full")
+            )
+        elif source.markdown and budget.fits(cost := budget.cost(source, source.markdown)):
+            pack.tokens += cost
+            pack.tiers[source_id] = "full"
+            documents.append(_document(budget, redacted_bodies(source), "full"))
+        elif source.summary and budget.fits(
+            cost := budget.cost(source, f"{source.summary}\n\n[Truncated]")
+        ):
+            pack.tokens += cost
+            pack.tiers[source_id] = "summary"
+            documents.append(_document(budget, redacted_bodies(source), "summary"))
+    return documents
+
+
+def _document(budget: _Budget, source: SourceText, tier: str) -> dict[str, object]:
+    return source_document(budget.collection_id, source, "full" if tier == "full" else "summary")
