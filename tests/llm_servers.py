@@ -35,14 +35,32 @@ class Received:
     body: dict[str, Any]
 
 
+WINDOW_PATHS = ("/props", "/models", "/api/show", "/api/v0/models")
+"""Where `llm/window.py` asks a server for its model's context window."""
+
+
 class ProviderServer:
     """Serves the scripted replies in order (the last one repeats)."""
 
-    def __init__(self, replies: list[Reply], *, only: str | None = None) -> None:
+    def __init__(
+        self,
+        replies: list[Reply],
+        *,
+        only: str | None = None,
+        windows: dict[str, Any] | None = None,
+        intercept_discovery: bool = True,
+    ) -> None:
         """`only`: replies go to POSTs whose path ends with it; other POSTs get a 404 (and
         are recorded) without using up a reply (llama.cpp's `/tokenize`, say)."""
         self.replies = replies
         self.received: list[Received] = []
+        self.windows = windows or {}
+        """Bodies for the context-window questions (`llm/window.py`: `/props`, `/models`,
+        `/api/show`, ...) by path ending; each unlisted one gets a 404. Neither is recorded
+        in `received` nor uses up a reply: they are in `discovery`."""
+        self.discovery: list[str] = []
+        self.intercept_discovery = intercept_discovery
+        """False: a GET of `/models` is served from `replies` like any request (a probe)."""
         self.only = only
         server = self
 
@@ -52,6 +70,8 @@ class ProviderServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
+                if server.discovery_asked(self):
+                    return
                 server.received.append(
                     Received(
                         self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw)
@@ -65,6 +85,8 @@ class ProviderServer:
                 server.play(self, server.replies[index])
 
             def do_GET(self) -> None:
+                if server.discovery_asked(self):
+                    return
                 server.received.append(
                     Received(self.path, {k.lower(): v for k, v in self.headers.items()}, {})
                 )
@@ -108,6 +130,18 @@ class ProviderServer:
             time.sleep(reply.delay_between)
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
+
+    def discovery_asked(self, handler: http.server.BaseHTTPRequestHandler) -> bool:
+        path = handler.path
+        if not path.endswith(WINDOW_PATHS) or not self.intercept_discovery:
+            return False
+        self.discovery.append(path)
+        body = next((v for k, v in self.windows.items() if path.endswith(k)), None)
+        if body is None:
+            self.play(handler, Reply(status=404, content_type="application/json"))
+        else:
+            self.play(handler, Reply(content_type="application/json", chunks=[json.dumps(body)]))
+        return True
 
     def close(self) -> None:
         self.httpd.shutdown()

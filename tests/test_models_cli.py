@@ -17,7 +17,8 @@ def test_add_list_remove_and_the_key_is_never_saved() -> None:
     secret = "sk-never-on-disk-" + "Q1" * 12
     env = {**os.environ, "MY_OPENAI_API_KEY": secret}
     server = ProviderServer(
-        [Reply(content_type="application/json", chunks=['{"data": [{"id": "m1"}, {"id": "m2"}]}'])]
+        [Reply(content_type="application/json", chunks=['{"data": [{"id": "m1"}, {"id": "m2"}]}'])],
+        intercept_discovery=False,
     )
     try:
         added = run_laika(

@@ -161,3 +161,42 @@ def test_the_evidence_reaches_a_small_window_where_the_whole_page_cannot(tmp_pat
     assert "Section 31" in sent
     assert pack.tokens <= pack.budget
     assert "as the passages that match the question" in (pack.note() or "")
+
+
+def test_an_ask_packs_to_the_window_the_server_reports(tmp_path: Path) -> None:
+    """llama-server started with `-c 16384` says so in `/props`: the whole page goes in. The
+    same server at 2,048 gets the passage that answers, not the page's title."""
+    from laika_host.agent.flows import ask
+    from laika_host.llm.config import ProviderConfig
+    from laika_host.llm.window import forget
+
+    from llm_servers import ProviderServer, Reply, openai_sse
+
+    db = tmp_path / "laika.db"
+    run(db, lambda store: save(store, long_page(), "https://harbour.test/day"))
+    sent: dict[int, str] = {}
+    for window in (16_384, 2_048):
+        forget()
+        props = {"/props": {"default_generation_settings": {"n_ctx": window}}}
+        server = ProviderServer([Reply(chunks=openai_sse(["The tide."]))], windows=props)
+        provider = ProviderConfig(
+            id="llama", kind="openai_compatible", model="m", base_url=server.url + "/v1"
+        )
+        try:
+            run(
+                db,
+                lambda store, p=provider: ask(
+                    store, "How high was the spring tide?", "Harbour", provider=p
+                ),
+            )
+        finally:
+            server.close()
+        chat = [r for r in server.received if r.path.endswith("/chat/completions")]
+        sent[window] = " ".join(str(m["content"]) for m in chat[0].body["messages"]).replace(
+            "\\n", " "
+        )
+    assert "Section 0" in sent[16_384]
+    assert "Section 39" in sent[16_384]  # the whole page
+    assert "Section 31" in sent[2_048]
+    assert "Section 0" not in sent[2_048]  # only what answers, and its neighbours
+    assert EVIDENCE in " ".join(sent[2_048].split())

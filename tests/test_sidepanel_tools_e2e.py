@@ -161,7 +161,7 @@ class ScriptedServer(ProviderServer):
     POST /tokenize) that lands in the middle of an exchange does not shift them."""
 
     def __init__(self) -> None:
-        super().__init__([Reply(chunks=openai_sse(["{}"]))])
+        super().__init__([Reply(chunks=openai_sse(["{}"]))], intercept_discovery=False)
         self.script: list[Reply] = []
         self.served = 0
 

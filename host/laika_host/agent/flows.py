@@ -38,6 +38,7 @@ from ..llm.events import StreamEvent, TextDelta
 from ..llm.offline import Passage
 from ..llm.offline import answer as offline_answer
 from ..llm.offline import summary as offline_summary
+from ..llm.window import with_window
 from ..redact import redact_prefix, redact_text
 from ..store import InvalidInputError, Store
 from ..store.chat import MAX_CHAT_MARKDOWN
@@ -60,6 +61,7 @@ from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
 OnDelta = Callable[[str], None]
+REPLY_SHARE, REPLY_FLOOR = 4, 256
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
 FILL_SOURCES = 100
@@ -164,6 +166,13 @@ def context_window(provider: ProviderConfig) -> int:
     return provider.context_window or DEFAULT_CONTEXT_WINDOW[provider.kind]
 
 
+def reply_tokens(provider: ProviderConfig, max_tokens: int) -> int:
+    """The reply's share of a small window: at most a quarter of it (256 at least). At
+    2,048 tokens a 1,024-token reply left the sources about 430, less than one passage and
+    its document; a cited answer of 512 tokens is some 380 words."""
+    return min(max_tokens, max(REPLY_FLOOR, context_window(provider) // REPLY_SHARE))
+
+
 def pack_budget(provider: ProviderConfig, max_tokens: int, system: str) -> int:
     """Tokens left for sources once the system prompt, the reply and a margin are counted."""
     overhead = estimate_tokens(system) + 200
@@ -191,6 +200,9 @@ async def ask(
         turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
         turn.tools = tools
         return await turn.run("web.answer", lambda: _empty(target.title), "chat.ask")
+    if provider is not None:  # pack to the window the server runs, when it says
+        provider = await with_window(provider)
+        max_tokens = reply_tokens(provider, max_tokens)
     offered = tools_that_fit(provider, max_tokens, tools)[0]
     budget = budget_for(provider, max_tokens, offered)
     pack = await _pack(

@@ -8,7 +8,8 @@ page as a summary or a title. Here the budget is spent in the order of the passa
 2. otherwise its matching passage goes in, as `collection.source.v1` whose Markdown holds
    only the passages sent, under their heading paths, with `[…]` where text was skipped;
 3. then each sent passage's neighbours, for context, while they fit;
-4. what budget is left takes the collection's other sources, whole, then as summaries.
+4. then a source sent in part goes in whole when the rest of it fits, best first;
+5. what budget is left takes the collection's other sources, whole, then as summaries.
 
 Every document keeps its `src:<id>` doc_id, so citations name the source as before and are
 verified against its whole stored text. The pack's note says how many sources were sent as
@@ -114,6 +115,8 @@ def pack_passages(
             _take_hit(budget, sources[hit.source_id], hit, whole, excerpts)
     for excerpt in list(excerpts.values()):
         _add_neighbours(budget, excerpt, neighbours.get(excerpt.source.source_id, {}))
+    for source_id in [s for s in order if s in excerpts]:
+        _whole_if_it_fits(budget, excerpts, whole, source_id)
     chosen = _fill(budget, [sources[s] for s in order], whole, excerpts)
     pack.documents = [index, *chosen]
     for source_id in order:
@@ -156,6 +159,20 @@ def _try_add(budget: _Budget, excerpt: _Excerpt, ordinal: int, span: tuple[int, 
         return True
     del excerpt.spans[ordinal], excerpt.heading[ordinal]
     return False
+
+
+def _whole_if_it_fits(
+    budget: _Budget, excerpts: dict[str, _Excerpt], whole: dict[str, int], source_id: str
+) -> None:
+    """A source sent in part goes in whole when the rest of it fits what is left."""
+    excerpt = excerpts[source_id]
+    cost = budget.cost(excerpt.source, excerpt.source.markdown)
+    extra = cost - budget.cost(excerpt.source, excerpt.markdown())
+    if budget.fits(extra):
+        budget.pack.tokens += extra
+        whole[source_id] = cost
+        budget.pack.tiers[source_id] = "full"
+        del excerpts[source_id]
 
 
 def _add_neighbours(

@@ -18,6 +18,7 @@ from typing import Any
 from ..defaults import TRANSFORM_MAX_TOKENS
 from ..llm.client import ChatClient
 from ..llm.config import ProviderConfig
+from ..llm.window import with_window
 from ..store import Artifact, ConflictError, InvalidInputError, Store
 from .catalog import UnknownTypeError, get_type
 from .config import ConfigError, TransformConfig, validate_config
@@ -95,6 +96,8 @@ async def run_transform(
     if refusal:
         raise InvalidInputError(f"{type_id}: {refusal}")
     corpus = await load_corpus(store, collection)
+    if provider is not None and not spec.deterministic:  # the window its server runs
+        provider = await with_window(provider)
     label = "metadata" if spec.deterministic else provider.id if provider else "offline"
     pairs = [(s.source_id, s.content_hash) for s in corpus.sources]
     key = dedupe_key(corpus.collection_id, spec.id, pairs, validated)
