@@ -87,6 +87,17 @@ class Answer:
     grounded: bool = True
     """False for the offline runtime's answer to a request for an action (a tool's outcome
     or a decline): it quotes no source, and is not flagged for it."""
+    coverage: dict[str, Any] = field(default_factory=dict)
+    """What the answer read (`coverage_of`): sources in full, in part, not at all, and how
+    many of its citations verified."""
+
+    @property
+    def supported(self) -> bool:
+        """Whether the sources back the answer: it has a verified citation. A model's answer
+        whose citations all fail verification is not supported, however fluent."""
+        return self.status in ("ok", "partial") and any(
+            c.get("state") == "verified" for c in self.citations
+        )
 
     def to_json(self) -> dict[str, Any]:
         shown: dict[str, Any] = {
@@ -97,6 +108,8 @@ class Answer:
             "warnings": self.warnings,
             "provider": self.provider,
             "tool_calls": self.tool_calls,
+            "supported": self.supported,
+            "coverage": self.coverage,
         }
         if self.fallback is not None:
             shown["fallback"] = {"provider": self.fallback.provider, "reason": self.fallback.reason}
@@ -309,6 +322,7 @@ class _Turn:
         note = self.pack.note()
         if note:
             answer.warnings.insert(0, note)
+        answer.coverage = coverage_of(self.pack, answer.citations)
         if _uncited(answer):
             answer.warnings.append(UNCITED)
         await _persist(
@@ -741,6 +755,23 @@ def _salvaged(value: Any) -> dict[str, Any] | None:
 def _as_dict(citation: Any) -> dict[str, Any]:
     dump = getattr(citation, "model_dump", None)
     return dump(mode="json", exclude_none=True) if callable(dump) else dict(citation)
+
+
+def coverage_of(pack: Pack, citations: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which sources the answer read in full, in part (passages or a summary) or not at all
+    (a title, or not sent), and the share of its citations that verified."""
+    tiers = pack.tiers
+    full = [s for s, tier in tiers.items() if tier == "full"]
+    part = [s for s, tier in tiers.items() if tier in ("passages", "summary")]
+    unread = len(tiers) - len(full) - len(part) + pack.unsent
+    verified = sum(c.get("state") == "verified" for c in citations)
+    return {
+        "read_in_full": full,
+        "read_in_part": part,
+        "not_read": unread,
+        "citations": len(citations),
+        "verified": verified,
+    }
 
 
 def _shown(verification: Verification) -> list[dict[str, Any]]:

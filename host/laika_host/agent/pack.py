@@ -59,6 +59,7 @@ class Pack:
     budget: int = 0
     unlisted: int = 0  # sources not even listed by title (over the index's share)
     listed: set[str] = field(default_factory=set)  # the sources the index lists
+    unsent: int = 0  # sources the packer did not even read (not in `tiers`)
 
     @property
     def left_out(self) -> dict[str, list[str]]:

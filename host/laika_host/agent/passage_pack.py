@@ -104,6 +104,7 @@ def pack_passages(
     ranked = [redacted_labels(sources[source_id]) for source_id in order]
     listed = index_entries(ranked, int(budget_tokens * INDEX_SHARE))
     pack.unlisted = len(ranked) - len(listed) + unlisted
+    pack.unsent = unlisted
     pack.listed = {s.source_id for s in listed}
     index = index_document(collection_id, collection_title, listed)
     pack.tokens = estimate_tokens(document_text(index, context_format))

@@ -282,6 +282,12 @@ def _print_answer(answer: dict[str, Any], streamed: str = "") -> None:
         if citation.get("reason"):
             echo(f"    {citation['reason']}")
     _print_tool_calls(answer.get("tool_calls", []))
+    if answer.get("coverage"):
+        from ..service.ask import coverage_line
+
+        echo(f"\n{coverage_line(answer['coverage'])}")
+    if not answer.get("supported", True) and answer["status"] in ("ok", "partial"):
+        echo("Not supported by your sources: no citation verified.")
     for warning in answer["warnings"]:
         echo(f"note: {warning}", err=True)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..agent.pack import count
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, LIST_LIMIT
 from ..events.bus import emit
 from ..events.payloads import chat_answered as chat_payload
@@ -84,6 +85,21 @@ async def ask(store: Store, question: str, options: AskOptions | None = None) ->
 def choose(options: AskOptions) -> ProviderConfig | None:
     """The provider the options name (None: offline), before any work is done."""
     return resolve(options.provider)
+
+
+def coverage_line(coverage: dict[str, Any]) -> str:
+    """The coverage as one sentence for a reader: "Read 1 source in full and 2 in part;
+    3 of 4 citations verified." """
+    full, part = len(coverage.get("read_in_full", [])), len(coverage.get("read_in_part", []))
+    if full and part:
+        read = f"Read {count(full, 'source')} in full and {part:,} in part"
+    elif full or part:
+        read = f"Read {count(full or part, 'source')} {'in full' if full else 'in part'}"
+    else:
+        read = "Read no source"
+    total, verified = coverage.get("citations", 0), coverage.get("verified", 0)
+    cited = f"{verified:,} of {count(total, 'citation')} verified" if total else "no citation"
+    return f"{read}; {cited}."
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

@@ -80,6 +80,16 @@ class CitationResult(BaseModel):
     marker: int | None
 
 
+class Coverage(BaseModel):
+    """What the answer read, for the line under it."""
+
+    read_in_full: list[str] = Field(description="Sources sent whole.")
+    read_in_part: list[str] = Field(description="Sources sent as passages or a summary.")
+    not_read: int = Field(description="Sources sent as a title, or not at all.")
+    citations: int
+    verified: int
+
+
 class AnswerResult(BaseModel):
     status: Literal["ok", "partial", "invalid_output", "error", "unsupported"]
     answer_markdown: str
@@ -95,6 +105,13 @@ class AnswerResult(BaseModel):
     tool_calls: list[ToolCallEvent] = Field(
         default_factory=list, description="The last `tool_call` event of each proposed call."
     )
+    supported: bool = Field(
+        default=False,
+        description="Whether the sources back the answer: at least one citation verified. "
+        "False: the sources do not cover the question, or the model's citations did not "
+        "verify.",
+    )
+    coverage: Coverage | None = None
 
 
 class HistoryEvent(ChatEvent):
