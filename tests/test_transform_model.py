@@ -192,7 +192,7 @@ def test_a_stream_that_breaks_before_any_item_fails_with_the_reason(tmp_path: Pa
     assert result["status"] == "failed"
     assert artifact["items"] == []
     assert "rec gave no usable faq item" in artifact["error"]
-    assert "--provider offline" in artifact["error"]
+    assert "the offline runtime (provider `offline`" in artifact["error"]
 
 
 def slow_server(ids: dict[str, str], count: int = 40, delay: float = 0.15) -> ProviderServer:

@@ -183,6 +183,8 @@ def refresh(
     echo(f"{source.id} {outcome}: version {source.capture_version} (job {job.id})")
     if job.outcome_reason:
         echo(f"why: {job.outcome_reason}")
+    if job.outcome == "kept":
+        echo(f"to replace it anyway: laika sources refresh {source.id} --force")
     if job.last_error:
         echo(f"last error: {job.last_error}", err=True)
 

@@ -227,8 +227,8 @@ def tables(source: ExportInput) -> list[Table]:
     kind = str(source.artifact.get("type"))
     if kind not in TABLE_TYPES:
         raise NotATableError(
-            f"a {kind} artifact has no table to export as CSV: CSV is for "
-            f"{', '.join(sorted(TABLE_TYPES))}; use --format md, txt, json or html"
+            f"a {kind} artifact has no table to export as CSV (CSV is for "
+            f"{', '.join(sorted(TABLE_TYPES))}): export it as md, txt, json or html"
         )
     items = checked_items(source.artifact)
     if kind == "pros-cons":
@@ -269,6 +269,13 @@ def _citations_cell(item: CheckedItem) -> str:
     )
 
 
+def _which_tables(found: list[Table]) -> str:
+    if not found:
+        return "it has no items to put in a table: export it as md, txt, json or html"
+    named = ", ".join(f"{n} ({t.name})" for n, t in enumerate(found, start=1))
+    return f"its tables are {named}"
+
+
 def table_csv(table: Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -281,9 +288,7 @@ def to_csv(source: ExportInput, table: int = 1) -> str:
     """Table number `table` (1-based) as CSV."""
     found = tables(source)
     if not 1 <= table <= len(found):
-        raise NotATableError(
-            f"this artifact has {len(found)} table(s): pass --table between 1 and {len(found)}"
-        )
+        raise NotATableError(f"this artifact has no table {table}: {_which_tables(found)}")
     return table_csv(found[table - 1])
 
 

@@ -151,7 +151,8 @@ class ModelContext:
         why = problem or "it wrote no valid item"
         raise ModelFailedError(
             f"{self.provider.id} gave no usable {self.spec.title.lower()} item ({why}). Run it "
-            "again, try a larger model, or use --provider offline (always available)"
+            "again, try a larger model, or use the offline runtime (provider `offline`, always "
+            "available)"
         )
 
 

@@ -68,8 +68,9 @@ def resolve(type_id: str, config: object) -> tuple[TransformType, TransformConfi
     try:
         validated = validate_config(spec.config, config)
     except ConfigError as error:
-        raise InvalidInputError(
-            f"{type_id}: {error}. `laika transform list --json` shows each type's settings"
+        refused = InvalidInputError(f"{type_id}: {error}")
+        raise refused.with_cli_hint(
+            "`laika transform list --json` shows each type's settings"
         ) from None
     if spec.coming:
         raise InvalidInputError(spec.coming)
