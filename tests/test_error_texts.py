@@ -25,6 +25,7 @@ import pytest
 from laika_host.demo.pages import PAGES
 from laika_host.errors import RefusedError
 from laika_host.store.refresh import keep_reason
+from laika_host.transform.export import FORMATS
 
 from native_client import Client, HostProcess
 from support import REPO, run_laika
@@ -213,6 +214,19 @@ def made(client: Client, kind: str) -> str:
     run = client.call("transform.run", {"collection": "Demo", "type": kind, "provider": "offline"})
     assert run["ok"], run
     return str(run["result"]["artifact"]["id"])
+
+
+def test_artifacts_get_lists_the_formats_to_offer(host: Client) -> None:
+    takeaways = host.call("artifacts.get", {"artifact_id": made(host, "key-takeaways")})["result"]
+    assert takeaways["export_formats"] == ["md", "txt", "json", "html"]
+    assert takeaways["export_tables"] == []
+    timeline = host.call("artifacts.get", {"artifact_id": made(host, "timeline")})["result"]
+    assert timeline["export_formats"] == list(FORMATS)
+    assert timeline["export_tables"] == ["timeline"]
+    for artifact in (takeaways, timeline):  # each offered format exports
+        for fmt in artifact["export_formats"]:
+            exported = host.call("artifacts.export", {"artifact_id": artifact["id"], "format": fmt})
+            assert exported["ok"], (fmt, exported)
 
 
 def test_the_errors_a_panel_reaches_name_no_flag(host: Client) -> None:
