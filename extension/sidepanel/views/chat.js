@@ -5,6 +5,7 @@
 
 import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
+import { answerNotes } from "../answer_notes.js";
 import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
@@ -83,6 +84,7 @@ class ChatView {
       answer_html: event.answer_html,
       citations: event.citations ?? [],
       warnings: [],
+      provider: event.model?.provider ?? null,
       tool_calls: event.tool_calls ?? [],
     });
     return bubble.item;
@@ -182,9 +184,7 @@ class ChatView {
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
     attachChips(this.app, { body: bubble.answer, list: bubble.chips, citations: result.citations, from: "chat" });
-    const notes = [];
-    if (result.status && result.status !== "ok") notes.push(`The model's answer is ${result.status.replaceAll("_", " ")}.`);
-    notes.push(...(result.warnings ?? []));
+    const notes = answerNotes(result);
     bubble.status.textContent = notes.join(" ");
     bubble.status.classList.toggle("warn", notes.length > 0);
     fill(
