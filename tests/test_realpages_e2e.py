@@ -157,7 +157,7 @@ def ask_about_page(panel: Any, timings: Timings, page: RealPage, question: str) 
               box: document.querySelector('#question').value,
               chips: [...last.querySelectorAll('.chip')].map(c => ({{state: c.dataset.state,
                 label: c.querySelector('.chip-label').textContent,
-                tip: c.parentElement.querySelector('.tip').textContent}}))}}; }})()"""
+                tip: c.parentElement.querySelector('.tip-quote').textContent}}))}}; }})()"""
         )
     )
     assert answer["state"] == "done", answer

@@ -210,7 +210,7 @@ def test_a_verified_chip_opens_the_page_at_the_quote(browser: PanelBrowser, pane
     )
     quote = panel.eval(
         "document.querySelector('.msg.assistant:last-child .chip[data-state=verified]')"
-        ".parentElement.querySelector('.tip').textContent"
+        ".parentElement.querySelector('.tip-quote').textContent"
     )
     quote = quote[1 : quote.rindex("” —")]
     panel.click(".msg.assistant:last-child .chip[data-state=verified]")
