@@ -93,8 +93,9 @@ async function capturePage(tabId, mode) {
   return page;
 }
 
-/** Capture the tab's page as the user sees it and store it; resolves with the host's result. */
-async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, onEvent = undefined) {
+/** Capture the tab's page as the user sees it and store it; resolves with the host's result.
+ * No `collection`: the host's configured default (`capture.default_collection`). */
+async function savePage(tabId, { collection = undefined, mode = undefined } = {}, onEvent = undefined) {
   try {
     const started = performance.now();
     const tab = await targetTab(tabId);
@@ -116,12 +117,13 @@ async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, 
   }
 }
 
-async function saveLinks(tabId, urls, collection = "Inbox") {
+async function saveLinks(tabId, urls, collection = undefined) {
   const chosen = urls ?? (await selectionLinksOf(tabId)).links.map((link) => link.url);
   const results = [];
   for (const url of chosen) {
     try {
-      results.push({ url, ok: true, result: await request("sources.add_url", { url, collection }) });
+      const payload = collection ? { url, collection } : { url };
+      results.push({ url, ok: true, result: await request("sources.add_url", payload) });
     } catch (error) {
       results.push({ url, ok: false, error: String(error?.message ?? error) });
     }
@@ -130,7 +132,7 @@ async function saveLinks(tabId, urls, collection = "Inbox") {
   return { results };
 }
 
-async function saveTabs(tabIds, collection = "Inbox") {
+async function saveTabs(tabIds, collection = undefined) {
   const ids = tabIds ?? (await openTabs()).tabs.map((tab) => tab.tabId);
   const results = [];
   for (const tabId of ids) {
@@ -339,9 +341,11 @@ function openPanel(tab) {
   return Promise.resolve();
 }
 
+/** The menu's and the keyboard's saves: to the configured default collection (the host's
+ * setting), never to whichever collection the panel showed last. */
 async function saveByUser(tab, mode) {
   try {
-    const saved = await savePage(tab?.id, { collection: await defaultCollection(), mode });
+    const saved = await savePage(tab?.id, { mode });
     if (tab?.id) await api.action.setTitle({ tabId: tab.id, title: `Saved to ${saved.collection} (${saved.outcome})` });
     if (tab?.id) await api.action.setBadgeText({ tabId: tab.id, text: "✓" });
   } catch (error) {
@@ -352,15 +356,9 @@ async function saveByUser(tab, mode) {
   }
 }
 
-async function defaultCollection() {
-  const stored = await api.storage?.local?.get("laikaPanel").catch(() => null);
-  return stored?.laikaPanel?.collection || "Inbox";
-}
-
 async function saveLinksByUser(tab) {
   try {
-    const collection = await defaultCollection();
-    const { results } = await saveLinks(tab?.id, undefined, collection);
+    const { results } = await saveLinks(tab?.id, undefined);
     const failed = results.filter((item) => !item.ok).length;
     if (tab?.id) {
       await api.action.setTitle({ tabId: tab.id, title: `Queued ${results.length - failed} links (${failed} failed)` });

@@ -15,6 +15,7 @@ one, and `artifacts.get` says which formats to offer.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -249,7 +250,7 @@ def test_the_errors_a_panel_reaches_name_no_flag(host: Client) -> None:
 
 
 def test_the_cli_keeps_its_flag_hint(tmp_path: Path) -> None:
-    env = {"LAIKA_HOME": str(tmp_path)}
+    env = {**os.environ, "LAIKA_HOME": str(tmp_path)}
     done = run_laika("transform", "run", "timeline", "--config", "count=x", env=env)
     assert done.returncode != 0
     assert "`laika transform list --json` shows each type's settings" in done.stderr, done.stderr

@@ -1,14 +1,23 @@
 // Sources: capture actions with a checkbox preview and the visible queue, FTS search with
 // highlighted snippets, the list with each source's status, add a URL or a note, refresh, delete.
+//
+// Where a save goes: the configured default collection (`capture.default_collection`), unless
+// the user picks another in "Save to" for this save (the pick applies to the next save, then
+// the choice is the default again). The collection the switcher shows is what the list shows,
+// not where pages go. Each saved item says where it went ("Saved to Reading").
 
 import { counted, fill, h, markedText, shortUrl } from "../dom.js";
 import { QueueView } from "./queue_view.js";
 
+const DEFAULT_TARGET = ""; // the Save to option for "the configured default"
+
 export function mountSources(app, root) {
   const view = new SourcesView(app, root);
   app.on("connected", () => view.reload());
-  app.on("collection", () => view.reload());
+  app.on("collection", () => (view.reload(), view.queue.refresh()));
   app.on("sources-reload", () => view.reload());
+  app.on("collections", () => view.renderTargets());
+  app.on("default-collection", () => view.renderTargets());
   return view;
 }
 
@@ -40,6 +49,9 @@ class SourcesView {
     this.list = h("ul", { class: "source-list", id: "source-list", "aria-label": "Sources" });
     this.results = h("ul", { class: "source-list", id: "search-results", "aria-label": "Search results", hidden: true });
     this.listStatus = h("p", { class: "muted", id: "sources-status", role: "status" });
+    this.target = h("select", { id: "save-to", "aria-describedby": "save-to-note" });
+    this.targetNote = h("span", { class: "visually-hidden", id: "save-to-note" });
+    this.empty = h("div", { class: "card empty-state", id: "sources-empty", role: "note", hidden: true });
     fill(
       this.root,
       h(
@@ -50,6 +62,8 @@ class SourcesView {
         button("save-links", "Links in selection…", () => this.pickLinks()),
         button("save-tabs", "Open tabs…", () => this.pickTabs()),
       ),
+      h("div", { class: "save-to" }, h("label", { for: "save-to" }, "Save to"), this.target, this.targetNote),
+      this.empty,
       this.picker,
       this.queueBox,
       h(
@@ -89,7 +103,8 @@ class SourcesView {
           event.preventDefault();
           const url = input.value.trim();
           if (!url) return;
-          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url) }]);
+          const target = this.takeTarget();
+          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url, target) }]);
           input.value = "";
           event.target.hidden = true;
         },
@@ -116,12 +131,15 @@ class SourcesView {
             return this.app.toast("This Laika host cannot store notes yet: update the host, then reload.", "error");
           }
           try {
-            const payload = { collection: this.app.collection, text: text.value };
+            const target = this.takeTarget();
+            const collection = target.title ?? this.app.collection; // the host's default is Inbox
+            const payload = { text: text.value };
+            if (collection) payload.collection = collection;
             if (title.value.trim()) payload.title = title.value.trim();
-            await this.app.request("sources.add_note", payload);
+            const saved = await this.app.request("sources.add_note", payload);
             title.value = text.value = "";
             form.hidden = true;
-            this.app.toast("Note saved.");
+            this.app.toast(`Note saved to ${saved.collection ?? collection ?? "your collection"}.`);
             this.reload();
             this.app.emit("sources-changed");
           } catch (error) {
@@ -137,43 +155,102 @@ class SourcesView {
     );
   }
 
-  // --- capture ---------------------------------------------------------------------
+  // --- where a save goes --------------------------------------------------------------
 
-  describeSave(saved) {
-    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
-    const note = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
-    return { ...saved, note };
+  /** The Save to choices: the default first (named when the host said which), then every
+   * other collection that exists. A pick no longer listed falls back to the default. */
+  renderTargets() {
+    const chosen = this.target.value;
+    const fallback = this.app.defaultCollection;
+    const others = this.app.collections.map((c) => c.title).filter((title) => title !== fallback);
+    fill(
+      this.target,
+      h("option", { value: DEFAULT_TARGET }, fallback ? `${fallback} (default)` : "The default collection"),
+      others.map((title) => h("option", { value: title }, title)),
+    );
+    this.target.value = others.includes(chosen) ? chosen : DEFAULT_TARGET;
+    this.targetNote.textContent = "Pages you save go to your default collection unless you pick another here for that save.";
+    this.renderEmpty();
   }
 
-  savePage(tabId = undefined, label = "This page") {
-    const payload = { collection: this.app.collection, mode: this.app.settings.capture.mode };
+  /** An empty store: say what Save page will do, in place of an empty list. */
+  renderEmpty() {
+    const none = this.app.host.state.status === "connected" && this.app.collections.length === 0;
+    this.empty.hidden = !none;
+    if (!none) return;
+    const name = this.app.defaultCollection;
+    fill(
+      this.empty,
+      h("strong", {}, "Nothing saved yet"),
+      h(
+        "p",
+        {},
+        name
+          ? `Save page keeps the page you are on in “${name}”, your default collection: it is created with the first save.`
+          : "Save page keeps the page you are on in your default collection: it is created with the first save.",
+      ),
+      h("p", { class: "muted" }, "Save selection, Add URL and Add note save there too."),
+    );
+  }
+
+  /** Where this save goes: {title} when the user picked a collection (or the default is
+   * known), {title: null} to let the host apply its default. The pick is for this save only:
+   * the choice goes back to the default. */
+  takeTarget() {
+    const picked = this.target.value;
+    this.target.value = DEFAULT_TARGET;
+    if (picked !== DEFAULT_TARGET) return { title: picked, picked: true };
+    return { title: this.app.defaultCollection, picked: false };
+  }
+
+  /** The payload's collection: named only when picked (else the host applies its setting,
+   * even one changed a moment ago). */
+  static collectionOf(target) {
+    return target.picked ? { collection: target.title } : {};
+  }
+
+  // --- capture ---------------------------------------------------------------------
+
+  describeSave(saved, target) {
+    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
+    const where = saved?.collection ?? target?.title ?? null;
+    const what = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
+    const note = where ? `Saved to ${where} · ${what}` : what;
+    return { ...saved, note, collection: where };
+  }
+
+  savePage(tabId = undefined, label = "This page", target = this.takeTarget()) {
+    const payload = { ...SourcesView.collectionOf(target), mode: this.app.settings.capture.mode };
     if (tabId !== undefined) payload.tabId = tabId;
     this.queue.add([
       {
         label,
         key: `page:${tabId ?? "current"}`, // a double click does not save twice
-        run: async () => this.describeSave(await this.app.request("ext.save_page", payload)),
+        run: async () => this.describeSave(await this.app.request("ext.save_page", payload), target),
       },
     ]);
   }
 
   saveSelection() {
-    const payload = { collection: this.app.collection };
+    const target = this.takeTarget();
+    const payload = SourcesView.collectionOf(target);
     this.queue.add([
       {
         label: "The selection",
-        run: async () => this.describeSave(await this.app.request("ext.save_selection", payload)),
+        run: async () => this.describeSave(await this.app.request("ext.save_selection", payload), target),
       },
     ]);
   }
 
   /** add_url, then run that job now: the queue shows the fetch's own outcome or error. */
-  async fetchUrl(url) {
-    const added = await this.app.request("sources.add_url", { url, collection: this.app.collection });
-    if (!added.job || added.job.status === "succeeded") return { note: added.outcome };
+  async fetchUrl(url, target = { title: this.app.defaultCollection, picked: false }) {
+    const added = await this.app.request("sources.add_url", { url, ...SourcesView.collectionOf(target) });
+    const where = this.app.collections.find((c) => c.id === added.source?.collection_id)?.title ?? target.title;
+    const saved = (note) => ({ note: where ? `Saved to ${where} · ${note}` : note, collection: where });
+    if (!added.job || added.job.status === "succeeded") return saved(added.outcome);
     await this.app.request("jobs.run", { max_jobs: 1 });
     const job = await this.app.request("jobs.status", { job_id: added.job.id });
-    if (job.status === "succeeded") return { note: job.outcome_reason ? `kept: ${job.outcome_reason}` : job.outcome };
+    if (job.status === "succeeded") return saved(job.outcome_reason ? `kept: ${job.outcome_reason}` : job.outcome);
     const reason = job.last_error ?? `the fetch is ${job.status}`;
     throw new Error(job.status === "queued" ? `${reason} (the host retries it later)` : reason);
   }
@@ -187,8 +264,12 @@ class SourcesView {
       this.showPicker(
         `Links in the selection (${links.length})`,
         links.map((link) => ({ key: link.url, label: link.text, detail: shortUrl(link.url) })),
-        (chosen) =>
-          this.queue.add(chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key) }))),
+        (chosen) => {
+          const target = this.takeTarget();
+          this.queue.add(
+            chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key, target) })),
+          );
+        },
       );
     } catch (error) {
       this.app.fail(error);
@@ -202,7 +283,10 @@ class SourcesView {
       this.showPicker(
         `Open tabs (${tabs.length})`,
         tabs.map((tab) => ({ key: tab.tabId, label: tab.title, detail: shortUrl(tab.url) })),
-        (chosen) => chosen.forEach((item) => this.savePage(item.key, item.label)),
+        (chosen) => {
+          const target = this.takeTarget();
+          chosen.forEach((item) => this.savePage(item.key, item.label, target));
+        },
       );
     } catch (error) {
       this.app.fail(error);
@@ -269,6 +353,12 @@ class SourcesView {
 
   async reload() {
     if (this.app.host.state.status !== "connected") return;
+    this.renderTargets();
+    if (!this.app.collection) {
+      fill(this.list);
+      this.listStatus.textContent = "";
+      return;
+    }
     this.listStatus.textContent = "Loading…";
     try {
       const { sources } = await this.app.request("sources.list", { collection: this.app.collection, limit: 200 });
@@ -307,7 +397,14 @@ class SourcesView {
               class: "small",
               "aria-label": `Refresh ${title}`,
               onclick: () =>
-                this.queue.add([{ label: `Refresh: ${title}`, key: source.url, run: () => this.fetchUrl(source.url) }]),
+                this.queue.add([
+                  {
+                    label: `Refresh: ${title}`,
+                    key: source.url,
+                    // its own collection: a refresh never moves a source
+                    run: () => this.fetchUrl(source.url, { title: this.app.collection, picked: true }),
+                  },
+                ]),
             },
             "Refresh",
           )

@@ -225,6 +225,12 @@ class TransformsView {
     if (this.app.host.state.status !== "connected") return;
     const generation = ++this.listGeneration;
     const collection = this.app.collection;
+    if (!collection) {
+      this.listTitle.textContent = "Artifacts";
+      fill(this.list);
+      this.listStatus.textContent = "Nothing saved yet: an artifact is made from saved pages. Save some in Sources first.";
+      return;
+    }
     this.listTitle.textContent = `Artifacts in ${collection}`;
     try {
       const { artifacts } = await this.app.request("artifacts.list", { collection });
@@ -277,6 +283,10 @@ class TransformsView {
 
   submit() {
     if (!this.selected || this.runId) return;
+    if (!this.app.collection) {
+      this.formError.textContent = "Nothing is saved yet: save pages in Sources first, then make an artifact from them.";
+      return;
+    }
     const { type, fields, inputs } = this.selected;
     const { config, errors } = configFrom(fields, readValues(fields, inputs));
     showFieldErrors(fields, inputs, errors);

@@ -104,14 +104,14 @@ def add(
     """Add a URL and capture it (fetched by the host: pages that need no login). An
     address on your own machine or network needs --allow-private-address (for this capture,
     now or queued) or the setting capture.allow_private_addresses."""
-    from ..service.capture_settings import private_addresses_allowed
+    from ..service.capture_settings import default_collection, private_addresses_allowed
 
     allowed = private_addresses_allowed(allow_private)
     added = run_with_store(
         lambda store: service.add_url(
             store,
             url,
-            collection=collection or DEFAULT_COLLECTION,
+            collection=default_collection(collection),
             capture_now=not queue_only,
             allow_private=allowed,
         )

@@ -136,7 +136,10 @@ class SourceLookupResult(BaseModel):
 
 class AddUrl(StrictPayload):
     url: WebUrl
-    collection: CollectionRef = DEFAULT_COLLECTION
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
+    )
 
 
 class SearchQuery(StrictPayload):
