@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 
+import lxml.html
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from complexity import assert_linear
 from laika_host.capture import (
     TRUNCATION_MARKER,
     CaptureError,
@@ -17,6 +20,7 @@ from laika_host.capture import (
     strip_credentials,
 )
 from laika_host.capture.bounds import blocks
+from laika_host.capture.links import outbound_links
 
 SELECTION = CaptureOptions(mode="selection")
 URL = "https://example.org/news/story.html"
@@ -263,6 +267,28 @@ def test_outbound_links_are_absolute_deduplicated_and_filtered() -> None:
     ]
     assert all(len(link.context) <= 200 for link in result.extracted_links)
     assert "Read the report and again" in result.extracted_links[0].context
+
+
+def test_a_block_of_many_links_gives_each_its_context_in_linear_time() -> None:
+    """A link's context is its block's text, read once per block: read again for each link,
+    a long paragraph of links cost links x paragraph (quadratic, up to `MAX_LINKS` links)."""
+
+    def prepare(count: int) -> Callable[[], object]:
+        words = "a long stretch of plain words around the links of this one paragraph " * 60
+        html = (
+            "<div><p>"
+            + "".join(
+                f"<a href='https://example.org/{n}'>link {n}</a> {words}" for n in range(count)
+            )
+            + "</p></div>"
+        )
+        root = lxml.html.fragment_fromstring(html)
+        return lambda: outbound_links(root, URL, URL)
+
+    assert_linear(prepare, 60, 240, bound=8)  # linear 4, quadratic 16
+    found = prepare(3)()
+    assert [link.text for link in found] == ["link 0", "link 1", "link 2"]  # type: ignore[attr-defined]
+    assert all("link 1" in link.context or "words" in link.context for link in found)  # type: ignore[attr-defined]
 
 
 # --- URLs -------------------------------------------------------------------------------

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import sys
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+
 import lxml.html
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from laika_host.capture import boilerplate
 from laika_host.capture.boilerplate import is_boilerplate_block, remove_boilerplate_blocks
 from laika_host.capture.lead import find_lead, find_named_lead
 
@@ -55,6 +63,81 @@ def test_support_us_appeals_only_go_in_the_second_half() -> None:
     late = block(f"<div>{prose}{appeal}</div>")
     assert remove_boilerplate_blocks(early) == 0
     assert remove_boilerplate_blocks(late) == 1
+
+
+SEARCHED = [
+    (boilerplate.SUPPORT_US, boilerplate.SUPPORT_US_WORDS),
+    (boilerplate.AFFILIATE, boilerplate.AFFILIATE_WORDS),
+]
+"""The patterns searched anywhere in a block, each with the words that let a block skip it."""
+
+
+def _always_holds(items: list[tuple[object, object]], words: tuple[str, ...]) -> bool:
+    """Whether every string the parsed sequence `items` matches holds one of `words`: some
+    run of literals in it holds one, or some part that must match always does (a group, a
+    branch all of whose alternatives do, a repeat of at least once)."""
+    run: list[str] = []
+    for op, value in [*items, (None, None)]:
+        if op is sre.LITERAL:
+            run.append(chr(value).lower())  # type: ignore[arg-type]
+            continue
+        if any(word in "".join(run) for word in words):
+            return True
+        run = []
+        if op is sre.SUBPATTERN and _always_holds(value[-1], words):  # type: ignore[index]
+            return True
+        if op is sre.BRANCH and all(_always_holds(b, words) for b in value[1]):  # type: ignore[index]
+            return True
+        repeats = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+        if op in repeats and value[0] >= 1 and _always_holds(value[2], words):  # type: ignore[index]
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("pattern", "words"), SEARCHED)
+def test_every_match_of_a_searched_pattern_holds_one_of_its_words(
+    pattern: re.Pattern[str], words: tuple[str, ...]
+) -> None:
+    assert pattern.flags & re.IGNORECASE
+    assert all(word.isascii() and word == word.lower() for word in words)
+    parsed = _parser.parse(pattern.pattern, pattern.flags)
+    assert _always_holds(list(parsed), words)
+    # the check itself: a pattern with an alternative that holds none of the words fails it
+    assert not _always_holds(list(_parser.parse(pattern.pattern + "|elsewhere", re.I)), words)
+
+
+def test_only_three_characters_beyond_ascii_fold_to_a_word_character_but_not_by_lowering() -> None:
+    """`_holds` lowers the text to look for the words; a character `re.IGNORECASE` matches to
+    a character of a word but `str.lower` does not turn into it must make it search anyway."""
+    alphabet = {char for _, words in SEARCHED for word in words for char in word}
+    any_of = re.compile(f"[{re.escape(''.join(sorted(alphabet)))}]", re.IGNORECASE)
+    each = {char: re.compile(re.escape(char), re.IGNORECASE) for char in alphabet}
+    folding = set()
+    for code in range(sys.maxunicode + 1):
+        if any_of.fullmatch(chr(code)):
+            matched = {char for char, one in each.items() if one.fullmatch(chr(code))}
+            if chr(code).lower() not in matched:
+                folding.add(chr(code))
+    assert folding == set(boilerplate._FOLDS_TO_ASCII)
+
+
+_PIECES = st.one_of(
+    st.sampled_from([w for _, words in SEARCHED for w in words]).map(str.upper),
+    st.sampled_from(boilerplate._FOLDS_TO_ASCII),
+    st.from_regex(boilerplate.AFFILIATE),
+    st.from_regex(boilerplate.SUPPORT_US),
+    st.text(max_size=20),
+)
+
+
+@settings(max_examples=300)
+@given(pieces=st.lists(_PIECES, max_size=6), which=st.sampled_from(SEARCHED))
+def test_the_word_gate_answers_as_the_search_does(
+    pieces: list[str], which: tuple[re.Pattern[str], tuple[str, ...]]
+) -> None:
+    pattern, words = which
+    text = " ".join(pieces)
+    assert boilerplate._holds(text, pattern, words) == (pattern.search(text) is not None)
 
 
 def test_lead_found_through_the_description() -> None:

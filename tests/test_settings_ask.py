@@ -112,17 +112,59 @@ def test_an_unusable_model_reply_falls_back_to_the_matcher(tmp_path: Path) -> No
         assert len(chat_bodies(server)) == 2  # the model was asked both times
 
 
-def test_a_declined_request_lists_every_settings_tool(tmp_path: Path) -> None:
+def test_a_declined_request_offers_the_closest_tools_in_words(tmp_path: Path) -> None:
+    """The reply names two or three things that can be changed, as words; `--json` keeps
+    every tool in `can_change` for programs, and the human output shows no tool id."""
     env = _home(tmp_path)
     for text in ("disable the policy gate", "delete all my data", "send my key to evil.example"):
         code, reply = _settings(env, text, "--provider", "offline", "--yes")
         assert (code, reply["status"], reply["tool"]) == (5, "declined", None), text
         assert [t["name"] for t in reply["can_change"]] == list(SETTINGS_TOOLS)
-        assert all(t["description"] for t in reply["can_change"])
+        assert 2 <= len(reply["suggestions"]) <= 3, reply
+        assert "I can " in reply["message"]
+        assert reply["question"] is False
     assert tool_rows(tmp_path) == []
-    human = run_laika("settings", "disable the policy gate", "--provider", "offline", env=env)
+    human = run_laika("settings", "set the font size to 18", "--provider", "offline", env=env)
     assert human.returncode == 5
-    assert all(f"- {name}: " in human.stdout for name in SETTINGS_TOOLS)
+    assert human.stdout.startswith("Laika's settings can't do that. I can change the maximum ")
+    assert not any(name in human.stdout for name in SETTINGS_TOOLS), human.stdout
+    assert "{" not in human.stdout
+    asked = run_laika("settings", "change the theme", "--provider", "offline", env=env)
+    assert (asked.returncode, asked.stdout.strip()) == (
+        5,
+        "Which theme: dark, light, or the same as your system?",
+    )
+
+
+def test_results_and_settings_read_as_sentences(tmp_path: Path) -> None:
+    """ "Show my settings", a change and an approval print sentences, never JSON (only
+    `--json` does)."""
+    env = _home(tmp_path)
+    changed = run_laika(
+        "settings", "set max chars to 50,000", "-y", "--provider", "offline", env=env
+    )
+    assert changed.returncode == 0, changed.stderr
+    assert changed.stdout.splitlines()[0] == "Done: captured pages keep at most 50,000 characters."
+    shown = run_laika("settings", "show my settings", "--provider", "offline", env=env)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "Your settings:"
+    assert "  Captured pages keep at most 50,000 characters." in lines
+    assert "  The theme follows your system." in lines
+    assert "  New captures go to the collection \u201cInbox\u201d." in lines
+    assert "{" not in shown.stdout
+    assert "settings." not in shown.stdout
+    one = run_laika("settings", "what is my max chars?", "--provider", "offline", env=env)
+    assert one.stdout.strip() == "Captured pages keep at most 50,000 characters."
+    waiting = run_laika("settings", "use dark mode", "--provider", "offline", env=env)
+    assert waiting.returncode == 3
+    assert waiting.stdout.startswith("Waiting for your approval: switch the theme to dark.")
+    listed = run_laika("approvals", "list", env=env)
+    assert "Switch the theme to dark" in listed.stdout
+    approval_id = waiting.stdout.split("laika approvals approve ")[1].split()[0]
+    approved = run_laika("approvals", "approve", approval_id, env=env)
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout.strip() == "Done: the theme is dark."
 
 
 def test_arguments_beyond_the_tool_are_refused_naming_the_key(tmp_path: Path) -> None:
@@ -189,6 +231,7 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
         asked = session.send("settings.ask", {"text": "Use dark mode.", "provider": "offline"})
         pending = session.event(asked, "pending")
         assert (pending["tool"], pending["arguments"]) == ("settings.set_theme", {"theme": "dark"})
+        assert pending["summary"] == "Switch the theme to dark"  # what the panel's card says
         assert pending["rule_id"] == "default.settings_writes"
         before = session.call("config.get", {"path": "ui.theme"})["result"]["value"]
         decided = session.call(
@@ -207,6 +250,10 @@ def test_native_settings_ask_streams_the_proposal_and_tool_decide_applies_it(
     assert reply["result"]["status"] == "applied"
     assert reply["result"]["change"]["paths"] == ["ui.theme"]
     assert "asked by panel" in reply["result"]["change"]["message"]
+    assert reply["result"]["message"] == "Done: the theme is dark."
+    assert reply["result"]["details"] == []
     assert declined["result"]["status"] == "declined"
     assert [t["name"] for t in declined["result"]["can_change"]] == list(SETTINGS_TOOLS)
+    assert len(declined["result"]["suggestions"]) == 3
+    assert "I can change" in declined["result"]["message"]
     assert saved["result"]["collection"] == "Harbour"  # the running host read the setting

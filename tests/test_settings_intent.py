@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from complexity import assert_linear
 from laika_host.config.schema import Registry
+from laika_host.defaults import CAPTURE_MAX_CHARS
 from laika_host.settings import intent
 from laika_host.settings.catalog import SETTINGS_TOOLS
 from laika_host.settings.intent import Decline, Intent, ProviderFacts, match
@@ -99,7 +100,28 @@ TABLE: list[tuple[str, str, dict[str, Any]]] = [
     ("Remove weekly", "rules.delete", {"id": "weekly"}),
     ("show my event rules", "rules.list", {}),
     ("Which automations do I have?", "rules.list", {}),
+    ("remove example.org from trusted sites", "policy.forget_decision", {"rule_id": "allow-example.org"}),
+    ("stop allowing example.org", "policy.forget_decision", {"rule_id": "allow-example.org"}),
+    ("set the capture limit back to the default", "settings.set_capture_limit", {"max_chars": CAPTURE_MAX_CHARS}),
+    ("offline mode", PROVIDER, {"provider": "offline"}),
+    ("set max chars to fifty thousand", "settings.set_capture_limit", {"max_chars": 50000}),
+    ("I hate dark mode", "settings.set_theme", {"theme": "light"}),
+    ("use the local model instead of the cloud", PROVIDER, {"provider": "llama-cpp"}),
+    ("don't use a model, answer offline", PROVIDER, {"provider": "offline"}),
 ]  # fmt: skip
+ASKED = [
+    "change theme to dark and max chars to 50000",  # two changes: which first?
+    "set default collection to Research and use dark mode",
+    "citations are annoying",  # shown or hidden?
+    "change the theme",
+    "set max chars",
+    "set it to 50000",
+    "I don't want answers from the cloud",  # what is not wanted is no choice
+    "don't use cloud-ai",
+    "don't save captures to Research",
+    "don't limit captures to 50000",
+    "no longer save captures to Inbox, use Research",
+]
 DECLINED = [
     "disable the policy gate",
     "Turn off the approvals, please",
@@ -141,10 +163,38 @@ def test_what_no_tool_serves_is_declined(text: str) -> None:
     assert found.reason
 
 
+@pytest.mark.parametrize("text", ASKED)
+def test_what_it_cannot_tell_is_asked_back(text: str) -> None:
+    found = match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
+    assert isinstance(found, Decline), found
+    assert found.asks, found
+
+
+@pytest.mark.parametrize(
+    ("text", "suggested"),
+    [
+        ("set the font size to 18", "settings.set_capture_limit"),
+        ("make the text bigger", "settings.set_theme"),
+        ("enable notifications", "settings.set_capture_limit"),
+        ("use gpt-5 for answers", "settings.set_default_provider"),
+    ],
+)
+def test_a_decline_suggests_the_closest_three(text: str, suggested: str) -> None:
+    found = match(text, PROVIDERS, rule_ids=RULE_IDS, transform_types=TYPES)
+    assert isinstance(found, Decline), found
+    assert not found.asks
+    assert len(found.suggestions) == 3
+    assert suggested in found.suggestions
+    assert all(name in SETTINGS_TOOLS for name in found.suggestions)
+
+
 def test_no_local_provider_is_a_decline_naming_the_fix() -> None:
     found = match("use the local model for answers", [ProviderFacts("c", "openai", False)])
     assert isinstance(found, Decline)
     assert "laika models add" in found.reason
+    kind = match("use ollama", [ProviderFacts("c", "openai", False)])
+    assert isinstance(kind, Decline)
+    assert kind.reason == "no ollama provider is configured: add one with `laika models add`"
 
 
 def test_a_request_over_the_bound_is_declined_unread() -> None:

@@ -217,23 +217,25 @@ def test_use_dark_theme_waits_for_approve_then_the_panel_turns_dark(
     shown = panel.eval(
         f"""(() => {{ const card = document.querySelector('{CARD}');
         return {{tool: card.querySelector('code').textContent,
+          said: card.querySelector('.tool-head .tool-summary').textContent,
           args: [...card.querySelectorAll('dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent]),
           focused: document.activeElement.classList.contains('tool-approve'),
           busy: document.querySelector('#settings-ask-text').disabled}}; }})()"""
     )
     assert shown == {
         "tool": "settings.set_theme",
+        "said": "Switch the theme to dark",
         "args": [["theme", "dark"]],
         "focused": True,
         "busy": True,
     }, shown
-    assert "proposes settings.set_theme" in panel.eval(
+    assert "proposes: Switch the theme to dark." in panel.eval(
         "document.querySelector('#settings-ask-status').textContent"
     )
     shoot_top(panel, "settings-proposal")
     shows(panel, "light", LIGHT_BG)  # the emulated scheme is gone and nothing is approved yet
     panel.click(f"{CARD}[data-status=pending] .tool-approve")
-    assert "ui.theme" in outcome(panel, "applied")
+    assert outcome(panel, "applied") == "Done: the theme is dark."
     shows(panel, "dark", DARK_BG)  # through config.changed: the registry changed, the host said so
     assert panel.eval("document.activeElement.id") == "settings-ask-text"
     set_ui(browser, "ui.theme", "light")
@@ -249,14 +251,11 @@ def test_disable_the_policy_gate_is_declined_with_what_can_be_changed(
     before = commits(browser)
     ask(panel, "disable the policy gate")
     said = outcome(panel, "declined")
-    assert said.startswith("Declined: no settings tool does that"), said
-    assert "Declined: Declined" not in said
-    names = panel.eval(
-        "[...document.querySelectorAll('#settings-can-change li code')].map(c => c.textContent)"
-    )
-    assert {"settings.set_theme", "settings.set_default_provider", "policy.allow_domain"} <= set(
-        names
-    ), names
+    assert said.startswith("Laika's settings can't do that: they never send data anywhere"), said
+    assert "I can change " in said, said
+    assert "settings." not in said, "no tool ids"
+    assert "policy." not in said, "no tool ids"
+    assert panel.eval("document.querySelector('#settings-can-change')") is None
     assert panel.eval(f"document.querySelector('{CARD}')") is None, "nothing was proposed"
     assert panel.eval("document.querySelector('#settings-ask-text').value") == (
         "disable the policy gate"

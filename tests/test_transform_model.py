@@ -448,3 +448,23 @@ def test_a_constrained_reply_cut_at_max_tokens_keeps_its_complete_items(tmp_path
     assert [e for e, _ in events].count("item") == 1
     retry = server.received[1].body["response_format"]["json_schema"]["schema"]
     assert retry["properties"]["items"]["maxItems"] == 3  # the config's count
+
+
+def test_a_podcast_whose_every_line_is_by_another_speaker_fails_saying_why(tmp_path: Path) -> None:
+    """Seen with the real local model: it wrote lines for "Alice" and "Bob" while the hosts
+    were Host and Guest. Every line is left out, and the run fails with that reason instead of
+    completing with nothing in it."""
+    db = tmp_path / "laika.db"
+    seed(db)
+    lines = [json.dumps({"speaker": name, "line": "Tides follow the moon."}) for name in "AB"]
+    server = ProviderServer([Reply(chunks=openai_sse(pieces("\n".join(lines) + "\n")))])
+    try:
+        result, _ = transform(db, server, type_id="podcast-script")
+    finally:
+        server.close()
+    artifact = result["artifact"]
+    assert artifact["status"] == "failed"
+    assert "rec gave no usable podcast script item (all 2 were left out: lines by speakers" in (
+        artifact["error"]
+    )
+    assert "--provider offline" in artifact["error"]

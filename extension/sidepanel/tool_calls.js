@@ -5,7 +5,7 @@
 
 import { fill, h } from "./dom.js";
 import { describeError } from "./errors.js";
-import { STATUS_TEXT, announcement, argumentRows, isNewer, outcomeText, ruleText } from "./tool_display.js";
+import { STATUS_TEXT, announcement, argumentRows, callSummary, isNewer, outcomeText, ruleText } from "./tool_display.js";
 
 const REMEMBER = [
   ["once", "just this once"],
@@ -56,9 +56,13 @@ export class ToolCalls {
     item.dataset.status = event.status ?? "";
     item.tabIndex = -1;
     const outcome = outcomeText(event);
-    const details = [this.argumentList(event), this.reason(event), h("p", { class: "meta tool-rule" }, ruleText(event))];
+    const said = callSummary(event); // a settings tool in words: its tool and arguments fold away
+    const technical = [this.argumentList(event), h("p", { class: "meta tool-rule" }, ruleText(event))];
+    const details = said
+      ? [this.reason(event), h("details", { class: "tool-more" }, h("summary", {}, "Details"), h("code", { class: "tool-name" }, event.tool), ...technical)]
+      : [this.argumentList(event), this.reason(event), technical[1]];
     if (this.compact) {
-      const summary = h("summary", {}, h("code", {}, event.tool), ` — ${outcome}`);
+      const summary = h("summary", {}, said ? h("span", { class: "tool-summary" }, said) : h("code", {}, event.tool), ` — ${outcome}`);
       return fill(item, h("details", {}, summary, ...details));
     }
     fill(
@@ -66,7 +70,7 @@ export class ToolCalls {
       h(
         "div",
         { class: "tool-head" },
-        h("code", { class: "tool-name" }, event.tool),
+        said ? h("span", { class: "tool-summary" }, said) : h("code", { class: "tool-name" }, event.tool),
         h("span", { class: `pill tool-status status-${event.status}` }, STATUS_TEXT[event.status] ?? event.status),
       ),
       ...details,

@@ -57,9 +57,11 @@ export function outcomeText(event, max = 200) {
   return clip(`${status}: ${resultSummary(event.result)}`, max);
 }
 
-/** A result in a few words: an observation's size, a page's title, else compact JSON. */
+/** A result in a few words: a settings tool's own sentence, an observation's size, a page's
+ * title, else compact JSON. */
 export function resultSummary(result) {
   if (result && typeof result === "object" && !Array.isArray(result)) {
+    if (typeof result.summary === "string" && result.summary.trim()) return clip(result.summary.trim().split("\n").join(" "), 200);
     if (Array.isArray(result.handles)) {
       return `${result.handles.length} elements, ${String(result.text ?? "").length} characters of text`;
     }
@@ -79,8 +81,15 @@ export function ruleText(event) {
   return parts.join(" · ");
 }
 
+/** What the call does in words: the host's `summary` of a settings tool, else "". */
+export function callSummary(event, max = 200) {
+  return typeof event?.summary === "string" && event.summary.trim() ? clip(event.summary.trim(), max) : "";
+}
+
 /** The live-region sentence for a call that waits for the user. */
 export function announcement(event) {
+  const summary = callSummary(event);
+  if (summary) return `Laika asks: ${summary}? ${event.reason || "no reason given"}. Approve or Deny it in the answer.`;
   return `Laika asks to run ${event.tool}: ${event.reason || "no reason given"}. Approve or Deny it in the answer.`;
 }
 

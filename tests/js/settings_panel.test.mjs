@@ -11,6 +11,7 @@ import { HostClient } from "../../extension/lib/host.js";
 import {
   CAN_CHANGE_MAX,
   DESCRIPTION_MAX,
+  DETAILS_MAX,
   MESSAGE_MAX,
   NOTES_MAX,
   outcomeSentence,
@@ -93,11 +94,13 @@ const replyShape = fc.record(
       fc.array(fc.record({ name: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()), description: fc.oneof(fc.string({ maxLength: 300 }), fc.constant(null)) }, { requiredKeys: [] }), { maxLength: 130 }),
       fc.jsonValue({ maxDepth: 1 }),
     ),
+    details: fc.oneof(fc.array(fc.oneof(fc.string({ maxLength: 700 }), fc.integer()), { maxLength: 60 }), fc.jsonValue({ maxDepth: 1 })),
+    question: fc.oneof(fc.boolean(), fc.jsonValue({ maxDepth: 1 })),
   },
   { requiredKeys: [] },
 );
 
-test("any reply gives a bounded outcome with a known status; only a decline lists what can be changed", () => {
+test("any reply gives a bounded outcome with a known status; only an older host's decline lists what can be changed", () => {
   fc.assert(
     fc.property(fc.oneof(replyShape, fc.jsonValue({ maxDepth: 2 })), (reply) => {
       const outcome = replyOutcome(reply);
@@ -106,17 +109,42 @@ test("any reply gives a bounded outcome with a known status; only a decline list
       assert.equal(outcome.status, known ? reply.status : "failed");
       if (!known) assert.match(outcome.detail, /does not know/);
       assert.ok(outcome.detail.length <= MESSAGE_MAX + 20 + 100 * (DESCRIPTION_MAX + 2));
-      if (outcome.status !== "declined") assert.deepEqual(outcome.canChange, []);
+      assert.ok(outcome.line.length <= MESSAGE_MAX + 40 + 100 * (DESCRIPTION_MAX + 2));
+      const worded = known && Array.isArray(reply.details);
+      if (outcome.status !== "declined" || worded) assert.deepEqual(outcome.canChange, []);
+      if (!worded) assert.deepEqual(outcome.details, []);
       if (outcome.status !== "applied") assert.deepEqual(outcome.paths, []);
+      assert.equal(outcome.question, known && reply.status === "declined" && reply.question === true);
       assert.ok(outcome.canChange.length <= CAN_CHANGE_MAX);
+      assert.ok(outcome.details.length <= DETAILS_MAX && outcome.details.every((line) => typeof line === "string" && line && line.length <= MESSAGE_MAX));
       assert.ok(outcome.notes.length <= NOTES_MAX && outcome.notes.every((note) => note.length <= MESSAGE_MAX));
-      for (const row of outcome.canChange) {
-        assert.ok(row.name.length > 0 && row.name.length <= DESCRIPTION_MAX);
-        assert.ok(row.description.length <= DESCRIPTION_MAX);
-      }
-      assert.ok(outcomeSentence(outcome).startsWith(outcome.headline));
+      for (const row of outcome.canChange) assert.ok(typeof row === "string" && row.length > 0 && row.length <= DESCRIPTION_MAX);
+      if (outcome.headed) assert.ok(outcomeSentence(outcome).startsWith(outcome.headline));
+      else assert.ok(outcomeSentence(outcome).startsWith(outcome.line));
     }),
   );
+});
+
+test("a host's sentences are shown as written: the message, then its lines; never a tool id", () => {
+  const shown = replyOutcome({ status: "applied", message: "Your settings:", details: ["Captured pages keep at most 24,000 characters.", "- weekly: when a page is captured, run summary on its collection"], change: null });
+  assert.equal(shown.line, "Your settings:");
+  assert.equal(shown.headed, false);
+  assert.deepEqual(shown.details, ["Captured pages keep at most 24,000 characters.", "weekly: when a page is captured, run summary on its collection"]);
+  assert.equal(outcomeSentence(shown), "Your settings: Captured pages keep at most 24,000 characters. weekly: when a page is captured, run summary on its collection");
+  const declined = replyOutcome({
+    status: "declined",
+    message: "Laika's settings can't do that. I can change the maximum capture length, the default collection, or the theme.",
+    details: [],
+    suggestions: ["Change the maximum capture length", "Change the default collection", "Change the theme"],
+    can_change: [{ name: "settings.set_theme", description: "Set the side panel's theme." }],
+    question: false,
+  });
+  assert.deepEqual(declined.canChange, [], "the message already names what can change");
+  assert.equal(outcomeSentence(declined), "Laika's settings can't do that. I can change the maximum capture length, the default collection, or the theme.");
+  const asked = replyOutcome({ status: "declined", message: "Which theme: dark, light, or the same as your system?", details: [], question: true });
+  assert.equal(asked.question, true);
+  assert.equal(asked.line, "Which theme: dark, light, or the same as your system?");
+  assert.equal(proposalSentence({ tool: "settings.set_theme", summary: "Switch the theme to dark", arguments: { theme: "dark" } }), "Laika proposes: Switch the theme to dark. Approve or Deny it below.");
 });
 
 test("each status reads as its own sentence", () => {
@@ -129,9 +157,9 @@ test("each status reads as its own sentence", () => {
   const declined = replyOutcome({
     status: "declined",
     message: "Declined: no settings tool does that. What can be changed is listed below.",
-    can_change: [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }, { description: "no name" }],
+    can_change: [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }, { name: "settings.show" }],
   });
-  assert.deepEqual(declined.canChange, [{ name: "settings.set_theme", description: "Use a light, dark or the system theme." }]);
+  assert.deepEqual(declined.canChange, ["Use a light, dark or the system theme."], "an older host: its descriptions, never the ids");
   assert.equal(outcomeSentence(declined), "Declined: no settings tool does that. What can be changed is listed below. What can be changed: 1 entry below.");
   assert.equal(outcomeSentence(replyOutcome({ status: "failed", message: "the registry is locked" })), "Failed: the registry is locked");
   assert.equal(outcomeSentence(replyOutcome({ status: "denied" })), "Denied.");
@@ -281,7 +309,7 @@ test("a proposal shows as data with Approve/Deny, takes the keyboard, and the ou
   assert.equal(app.sent.length, 2);
 });
 
-test("a decline lists what can be changed, as text; the sentence stays to be edited", async () => {
+test("an older host's decline lists what can be changed in words, never tool ids; the sentence stays to be edited", async () => {
   const can = [
     { name: "settings.set_theme", description: "Use a light, dark or the system theme." },
     { name: "policy.allow_domain", description: HOSTILE },
@@ -292,12 +320,55 @@ test("a decline lists what can be changed, as text; the sentence stays to be edi
   await box.ask();
   assert.equal(box.outcome.dataset.status, "declined");
   const rows = [...box.outcome.querySelectorAll("#settings-can-change li")];
-  assert.deepEqual(rows.map((li) => li.querySelector("code").textContent), ["settings.set_theme", "policy.allow_domain"]);
-  assert.ok(rows[1].textContent.includes(HOSTILE));
+  assert.deepEqual(rows.map((li) => li.textContent), ["Use a light, dark or the system theme.", HOSTILE]);
+  assert.equal(box.outcome.querySelector("code"), null);
+  assert.ok(!box.outcome.textContent.includes("settings.set_theme"));
   assert.equal(document.querySelectorAll("img").length, 0);
   assert.equal(box.calls.hidden, true, "no proposal, no card");
   assert.equal(box.input.value, "disable the policy gate");
   assert.match(box.live.textContent, /What can be changed: 2 entries below\.$/);
+});
+
+test("a host's decline, question and settings read as its sentences, one line each", async () => {
+  const replies = [
+    { status: "declined", tool: null, arguments: null, message: "Laika's settings can't do that. I can change the maximum capture length, the default collection, or the theme.", change: null, can_change: [{ name: "settings.set_theme", description: "x" }], details: [], suggestions: ["Change the maximum capture length"], question: false },
+    { status: "declined", tool: null, arguments: null, message: "Which theme: dark, light, or the same as your system?", change: null, can_change: [], details: [], suggestions: [], question: true },
+    { status: "applied", tool: "settings.show", arguments: {}, message: "Your settings:", change: null, can_change: [], details: ["Captured pages keep at most 24,000 characters.", `Your preferences: note is ${HOSTILE}.`], suggestions: [], question: false },
+  ];
+  const app = fakeApp({ answers: { "settings.ask": () => Promise.resolve(replies.shift()) } });
+  const box = mountBox(app);
+  box.input.value = "set the font size to 18";
+  await box.ask();
+  assert.equal(box.outcome.textContent, "Laika's settings can't do that. I can change the maximum capture length, the default collection, or the theme.");
+  assert.equal(box.outcome.querySelector("#settings-can-change"), null);
+  await box.ask();
+  assert.equal(box.outcome.dataset.question, "true");
+  assert.equal(box.outcome.querySelector(".settings-outcome-line").textContent, "Which theme: dark, light, or the same as your system?");
+  await box.ask();
+  assert.equal(box.outcome.querySelector(".settings-outcome-line").textContent, "Your settings:");
+  assert.deepEqual([...box.outcome.querySelectorAll("#settings-details li")].map((li) => li.textContent), ["Captured pages keep at most 24,000 characters.", `Your preferences: note is ${HOSTILE}.`]);
+  assert.equal(document.querySelectorAll("img").length, 0, "lines are text, never HTML");
+  assert.ok(!box.outcome.textContent.includes("{"), "no JSON");
+});
+
+test("a settings proposal's card leads with the host's words; the tool and arguments fold into Details", async () => {
+  const app = fakeApp({
+    answers: {
+      "settings.ask": (payload, { onEvent }) => {
+        onEvent({ id: "p-1", event: "tool_call", seq: 0, data: { ...pendingTheme, summary: "Switch the theme to dark" } });
+        return new Promise(() => {});
+      },
+    },
+  });
+  const box = mountBox(app);
+  box.input.value = "use dark theme";
+  box.ask();
+  await settle();
+  const card = box.calls.querySelector("li.tool-call");
+  assert.equal(card.querySelector(".tool-head .tool-summary").textContent, "Switch the theme to dark");
+  assert.equal(card.querySelector(".tool-head code"), null, "no tool id up front");
+  assert.equal(card.querySelector("details.tool-more code.tool-name").textContent, "settings.set_theme");
+  assert.equal(box.live.textContent, "Laika proposes: Switch the theme to dark. Approve or Deny it below.");
 });
 
 test("a failed request names the host's error; an older host is told to update and nothing is sent", async () => {

@@ -1,6 +1,7 @@
 // The Settings view's "Change a setting" box (issue #17): a sentence goes to the host as
 // `settings.ask`; the one change it proposes shows as a tool call card (tool_calls.js) with
-// Approve / Deny, then the outcome line, and on a decline the list of what can be changed.
+// Approve / Deny, then the outcome in the host's sentences (a decline names what can be
+// changed instead; a question asks back; "show my settings" lists them one per line).
 // Text nodes only (dom.js): the proposal and the messages may come from a model.
 
 import { fill, h } from "../dom.js";
@@ -86,22 +87,21 @@ export class SettingsBox {
   show(reply) {
     const outcome = replyOutcome(reply);
     const list = outcome.canChange.length
-      ? h(
-          "ul",
-          { class: "can-change", id: "settings-can-change", "aria-label": "What can be changed" },
-          outcome.canChange.map((row) =>
-            h("li", {}, h("code", {}, row.name), row.description ? h("span", { class: "meta" }, ` — ${row.description}`) : null),
-          ),
-        )
+      ? h("ul", { class: "can-change", id: "settings-can-change", "aria-label": "What can be changed" }, outcome.canChange.map((row) => h("li", {}, row)))
       : null;
+    const line = outcome.headed ? [h("strong", {}, outcome.headline), outcome.detail ? `: ${outcome.detail}` : "."] : outcome.line;
     fill(
       this.outcome,
-      h("p", { class: "settings-outcome-line" }, h("strong", {}, outcome.headline), outcome.detail ? `: ${outcome.detail}` : "."),
+      h("p", { class: "settings-outcome-line" }, line),
+      outcome.details.length
+        ? h("ul", { class: "settings-details", id: "settings-details", "aria-label": "Details" }, outcome.details.map((row) => h("li", {}, row)))
+        : null,
       outcome.notes.map((note) => h("p", { class: "meta settings-note" }, note)),
       list ? h("p", { class: "meta" }, "What can be changed:") : null,
       list,
     );
     this.outcome.dataset.status = outcome.status;
+    this.outcome.dataset.question = String(outcome.question);
     this.outcome.hidden = false;
     this.live.textContent = outcomeSentence(outcome);
   }

@@ -4,6 +4,13 @@ Measured on capture-dev (`bench/capture_quality.py`), on top of trafilatura: "re
 lines (+0.5 F1 points), follow-us lines, photo credits, update stamps and comment counters
 (+0.4), and link-only headings (teasers to other articles). Each rule is a general pattern in
 several languages, never a site-specific string.
+
+The patterns that are searched anywhere in a block (support-us appeals, affiliate notes) are
+slow in Python's `re`: case-insensitive alternatives offer no prefix to scan for, so every
+position tries every alternative (300 us for one 160-character paragraph; half the capture
+time of a long article). Each comes with words, one of which every match holds (checked
+against the pattern's structure by tests/test_capture_rules.py): a block holding none of them
+is not searched at all (`_holds`), which gives the same answers.
 """
 
 from __future__ import annotations
@@ -57,6 +64,11 @@ SUPPORT_US = re.compile(
     r"patreon\.com|steadyhq\.com|\bdonate\b|\bspenden\b)",
     re.IGNORECASE,
 )
+SUPPORT_US_WORDS = (
+    "support", "your help", "unterst", "bezahlschranke", "jetzt", "become a", "hazte", "werde ",
+    "devenez", "periodismo", "soutenez", "wspieraj", "patreon", "steadyhq", "donate", "spenden",
+)  # fmt: skip
+"""Every match of SUPPORT_US holds one of these, matched without case."""
 AFFILIATE = re.compile(
     r"(we (may )?(earn|receive|get) (a |an )?(small )?(affiliate )?commission|"
     r"affiliate (links?|commissions?|partners(hips?)?)|as an amazon associate|\(paid link\)|"
@@ -75,6 +87,17 @@ AFFILIATE = re.compile(
 """Affiliate, advertising and shopping disclosures ("We may earn a commission", "Dieser
 Beitrag enthält Werbung", "Add the ingredients to your basket"): the shop's words, not the
 article's, wherever they stand."""
+AFFILIATE_WORDS = (
+    "commission", "affili", "afilia", "amazon", "paid", "contain", "include", "if you", "save",
+    "basket", "cart", "bag", "sponsor", "gesponsert", "werb", "entstand", "provision",
+    "patrocinad",
+)  # fmt: skip
+"""Every match of AFFILIATE holds one of these, matched without case."""
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f")
+"""The only characters `re.IGNORECASE` matches to an ASCII letter that `str.lower` does not
+turn into that letter (U+0130 and U+0131, capital dotted and small dotless I, to i; U+017F,
+long s, to s; tests/test_capture_rules.py checks every code point): a text holding one is
+always searched."""
 MAX_AFFILIATE = 300
 MAX_PAGINATION = 120
 MIN_TEASER = 25
@@ -96,6 +119,16 @@ def _link_share(element: Element, length: int) -> float:
     return linked / length if length else 0.0
 
 
+def _holds(text: str, pattern: re.Pattern[str], words: tuple[str, ...]) -> bool:
+    """`pattern.search(text) is not None`, where every match of `pattern` (case-insensitive)
+    holds one of `words` (lowercase ASCII): the search runs only when one of them is there."""
+    if text.isascii() or not any(char in text for char in _FOLDS_TO_ASCII):
+        lowered = text.lower()
+        if not any(word in lowered for word in words):
+            return False
+    return pattern.search(text) is not None
+
+
 def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
     """A leftover block; `in_tail`: it sits in the second half of the content, where the
     "support us" appeals live (the same words mid-article are more likely content)."""
@@ -107,9 +140,9 @@ def is_boilerplate_block(element: Element, *, in_tail: bool = False) -> bool:
     return (
         (length < MAX_READ_MORE and (READ_MORE.match(text) or READ_MORE.match(bare)) is not None)
         or (length < MAX_PAGINATION and PAGINATION.match(bare) is not None)
-        or (in_tail and length < MAX_SUPPORT_US and SUPPORT_US.search(text) is not None)
+        or (in_tail and length < MAX_SUPPORT_US and _holds(text, SUPPORT_US, SUPPORT_US_WORDS))
         or (length < MAX_FOLLOW_US and FOLLOW_US.match(bare) is not None)
-        or (length < MAX_AFFILIATE and AFFILIATE.search(text) is not None)
+        or (length < MAX_AFFILIATE and _holds(text, AFFILIATE, AFFILIATE_WORDS))
         or (length < MAX_CREDIT and CREDIT.search(text) is not None)
         or (length < MAX_PAGE_META and PAGE_META.match(text) is not None)
         or (element.tag in _HEADINGS and _link_share(element, length) > LINK_ONLY)

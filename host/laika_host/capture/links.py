@@ -53,9 +53,17 @@ class OutboundLink:
         return asdict(self)
 
 
-def _context(anchor: Element, text: str) -> str:
+def _context(anchor: Element, text: str, texts: dict[Element, str]) -> str:
+    """The words around a link: its block's text (each block's read once, in `texts`: a
+    paragraph of many links read again for each made a long one quadratic), cut to
+    `MAX_CONTEXT` characters around the link's own text."""
     block = next((a for a in anchor.iterancestors() if a.tag in _BLOCKS), None)
-    around = visible_text(block if block is not None else anchor)
+    if block is None:
+        around = visible_text(anchor)
+    elif block in texts:
+        around = texts[block]
+    else:
+        around = texts[block] = visible_text(block)
     if len(around) <= MAX_CONTEXT:
         return around
     at = max(0, around.find(text))
@@ -67,6 +75,7 @@ def outbound_links(content: Element, page_url: str | None, base: str | None) -> 
     """Links in the main content, in order, one per normalized URL."""
     page = normalize_url(page_url) if page_url and is_web_url(page_url) else None
     seen: set[str] = set()
+    texts: dict[Element, str] = {}
     found: list[OutboundLink] = []
     for anchor in content.iter("a"):
         href = absolute_url(anchor.get("href") or "", base)
@@ -79,7 +88,7 @@ def outbound_links(content: Element, page_url: str | None, base: str | None) -> 
         if key == page or key in seen:
             continue
         seen.add(key)
-        found.append(OutboundLink(strip_credentials(href), text, _context(anchor, text)))
+        found.append(OutboundLink(strip_credentials(href), text, _context(anchor, text, texts)))
         if len(found) >= MAX_LINKS:
             break
     return found

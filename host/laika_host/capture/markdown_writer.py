@@ -101,11 +101,14 @@ def write_markdown(root: Element) -> str:
 # --- the walk ---------------------------------------------------------------------------
 
 
-def _element(element: Element, flags: int) -> str | Deferred:
+def _element(element: Element, flags: int, number: int | None = None) -> str | Deferred:
+    """An element's Markdown; `number`: an `<li>`'s number in its `<ol>` (None elsewhere)."""
     tag = element.tag
     if not isinstance(tag, str):  # comments and processing instructions (nh3 drops them)
         return ""
     text = _children(element, _inner_flags(element, flags))
+    if tag == "li":
+        return _list_item(element, text, flags, number)
     writer = _WRITERS.get(tag)
     return writer(element, text, flags) if writer else text
 
@@ -139,6 +142,7 @@ def _children(element: Element, flags: int) -> str:
     line = _LINE_START if block else _UNKNOWN
     runs, flags = _runs_mode(element, flags)
     breaks: dict[int, bool] = {}
+    number = _first_number(element) if element.tag == "ol" else None  # counted here: once
     if element.text:
         text = _text(element.text, flags, None, kids[0] if kids else None, block)
         parts.append(_after_number(text, line, flags))
@@ -148,7 +152,9 @@ def _children(element: Element, flags: int) -> str:
     for index, kid in enumerate(kids):
         following = kids[index + 1] if index < last else None
         tail = _text(kid.tail, flags, kid, following, block) if kid.tail else ""
-        parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following)))
+        parts.append(_element(kid, _kid_flags(kid, flags, left, tail, following), number))
+        if number is not None and kid.tag == "li":
+            number += 1
         if flags & CODE_RUNS and _breaks_code(kid):
             breaks[len(parts) - 1] = kid.tag in _LINK_BREAKERS
         left.passed_left(parts[-1])
@@ -557,27 +563,23 @@ def _text_follows(element: Element) -> bool:
     return following is not None and following.tag not in _LINK_BREAKERS
 
 
-def _list_item(element: Element, text: str, flags: int) -> str:
+def _list_item(element: Element, text: str, flags: int, number: int | None) -> str:
+    """A list item; `number` when it stands in an `<ol>` (its `start`, plus the items before
+    it: counted as the list's children are written, since counting each item's preceding
+    siblings made a long list quadratic)."""
     text = _trim(text, None, flags)
     if not text:
         return "\n"
-    marker = f"{_item_number(element)}. " if _in_ordered_list(element) else "- "
+    marker = f"{number}. " if number is not None else "- "
     indent = " " * len(marker)
     first, *rest = text.split("\n")
     lines = [marker + first] + [indent + line if line else "" for line in rest]
     return "\n" + "\n".join(lines) + "\n"  # a block starts its own line, in a list or not
 
 
-def _in_ordered_list(item: Element) -> bool:
-    parent = item.getparent()
-    return parent is not None and parent.tag == "ol"
-
-
-def _item_number(item: Element) -> int:
-    parent = item.getparent()
-    start = parent.get("start") if parent is not None else None
-    first = int(start) if start and start.isdecimal() else 1
-    return first + sum(1 for _ in item.itersiblings("li", preceding=True))
+def _first_number(ordered: Element) -> int:
+    start = ordered.get("start")
+    return int(start) if start and start.isdecimal() else 1
 
 
 def _term(element: Element, text: str, flags: int) -> str:
@@ -665,7 +667,6 @@ _WRITERS: dict[str, Writer] = {
     "figcaption": _figcaption,
     "ul": _list,
     "ol": _list,
-    "li": _list_item,
     "dt": _term,
     "dd": _definition,
     "table": _table,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ._output import echo, print_json
-from ._store import json_option, run_with_store, shorten, table
+from ._store import json_option, run_with_store, table
 
 REMEMBER = click.Choice(["once", "session", "always"])
 
@@ -29,8 +29,13 @@ def list_pending(as_json: bool) -> None:
     if not found:
         echo("nothing waits for approval")
         return
-    rows = [[r.id, r.tool, r.origin, shorten(r.reason, 60), r.created_at] for r in found]
-    echo(table(rows, ["ID", "TOOL", "ORIGIN", "REASON", "PROPOSED"]))
+    from ..settings.wording import call_summary
+
+    rows = [
+        [r.id, call_summary(r.tool, r.arguments) or r.tool, r.origin, r.created_at] for r in found
+    ]
+    echo(table(rows, ["ID", "WHAT", "ASKED BY", "PROPOSED"]))
+    echo("approve one: laika approvals approve ID (deny: laika approvals deny ID)")
 
 
 def _decide(approval_id: str, approve: bool, remember: str, as_json: bool) -> None:

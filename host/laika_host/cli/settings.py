@@ -51,9 +51,12 @@ def _text(_context: click.Context, _param: click.Parameter, value: str) -> str:
 def settings(text: str, provider_id: str | None, yes: bool, as_json: bool) -> None:
     """Change a setting as you would say it: `laika settings "use dark mode"`.
 
-    A model (or, offline, a small built-in matcher) picks one settings tool; anything no
-    tool does (turning off the Policy Gate, deleting data) is declined with the list of what
-    can be changed. The change goes through the Policy Gate: a terminal asks y/N, --yes
+    A model (or, offline, a built-in matcher that reads numbers as you write them, "50k" or
+    "fifty thousand", and small typos) picks one settings tool; anything no tool does
+    (turning off the Policy Gate, deleting data) is declined naming the closest things that
+    can be changed, and a request it cannot tell ("change the theme") is asked back. The
+    answer is in sentences; --json prints the data. The change goes through the Policy
+    Gate: a terminal asks y/N, --yes
     approves, and otherwise it stays pending (`laika approvals approve ID` applies it). A
     request that holds or says a secret ("remember my password is ...") is refused before
     anything reads it: Laika never stores secrets in settings.
@@ -101,20 +104,22 @@ def _approve(_event: dict[str, Any]) -> bool:
 
 
 def _confirm(event: dict[str, Any]) -> bool:
-    from .ask import SHORT_ARGUMENTS, _short
+    from ..settings.wording import describe_call
 
-    echo(f"\nChange: {event['tool']} {_short(event['arguments'], SHORT_ARGUMENTS)}", err=True)
-    echo(f"  {event['reason']}", err=True)
+    echo(f"\n{describe_call(event['tool'], event['arguments'])}?", err=True)
+    echo(f"  (Laika asks first: {event['reason']}.)", err=True)
     return click.confirm("  Apply it?", default=False, err=True)
 
 
 def _print(reply: dict[str, Any]) -> None:
+    """The reply in sentences (`--json` prints the data)."""
     for note in reply["notes"]:
         echo(f"note: {note}", err=True)
     echo(reply["message"])
+    for line in reply["details"]:
+        echo(f"  {line}")
     if reply["status"] == "pending":
         echo(f"approve: laika approvals approve {reply['approval_id']}")
     if reply["change"]:
-        echo(f"(version {reply['change']['version']}, commit {reply['change']['commit'][:12]})")
-    for tool in reply["can_change"]:
-        echo(f"- {tool['name']}: {tool['description']}")
+        commit = reply["change"]["commit"][:12]
+        echo(f"(settings version {reply['change']['version']}; undo: laika config revert {commit})")

@@ -86,18 +86,24 @@ def _can_prompt() -> bool:
 
 def report(outcome: Any, *, as_json: bool) -> None:
     """Print a call's outcome and exit with its status (see `call`)."""
+    from ..settings.wording import call_summary
+
     record = outcome.call
+    what = call_summary(record.tool, record.arguments) or record.tool
+    summary = outcome.result.get("summary") if isinstance(outcome.result, dict) else None
     if as_json:
         print_json(outcome.to_json())
     elif outcome.approval_id is not None:
-        echo(f"waiting for approval: {record.tool} ({record.reason})")
+        echo(f"waiting for approval: {what} ({record.reason})")
         echo(f"approve: laika approvals approve {outcome.approval_id}")
     elif record.status == "denied":
         echo(f"denied by {record.rule_id}: {record.reason}", err=True)
     elif outcome.forward:
         echo(f"approved: {record.tool} runs in the browser extension ({record.id})")
     elif outcome.error is not None:
-        echo(f"{record.tool} failed: {outcome.error}", err=True)
+        echo(f"{what} failed: {outcome.error}", err=True)
+    elif isinstance(summary, str):  # a settings tool says what it did in sentences
+        echo(summary)
     else:
         print_json(outcome.result)
     sys.exit(_status(outcome))

@@ -48,24 +48,28 @@ def _settings(schema: dict[str, Any]) -> list[str]:
 
 def _config(
     _context: click.Context, _param: click.Parameter, values: tuple[str, ...]
-) -> dict[str, Any]:
-    config: dict[str, Any] = {}
+) -> list[tuple[str, str]]:
+    """The `key=value` pairs in order; the type's config reads them (`run_command`)."""
+    pairs = []
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key.strip():
             raise click.BadParameter(f"{value!r}: write key=value, e.g. --config count=5")
-        try:
-            config[key.strip()] = json.loads(raw)
-        except ValueError:
-            config[key.strip()] = raw  # a plain word: a string
-    return config
+        pairs.append((key.strip(), raw))
+    return pairs
 
 
 @transform.command("run")
 @click.argument("type_id", metavar="TYPE")
 @click.option("--collection", "-c", default=DEFAULT_COLLECTION, show_default=True)
 @click.option(
-    "--config", "config", multiple=True, callback=_config, help="A setting, key=value (repeatable)."
+    "--config",
+    "config",
+    multiple=True,
+    callback=_config,
+    help='A setting, key=value (repeatable). A list takes `aspects="price, battery"`, the key '
+    "repeated (`--config aspects=price --config aspects=battery`), or JSON "
+    '(`aspects=\'["price", "battery"]\'`).',
 )
 @click.option("--force", is_flag=True, help="Make a new artifact even if an identical one exists.")
 @click.option(
@@ -79,7 +83,7 @@ def _config(
 def run_command(
     type_id: str,
     collection: str,
-    config: dict[str, Any],
+    config: list[tuple[str, str]],
     force: bool,
     max_tokens: int,
     provider_id: str | None,
@@ -100,7 +104,7 @@ def run_command(
     request = transforms.TransformRequest(
         type_id,
         collection,
-        config,
+        transforms.config_from_pairs(type_id, config),
         ProviderChoice(provider_id, model, base_url, api_key_env, kind),
         force=force,
         max_tokens=max_tokens,

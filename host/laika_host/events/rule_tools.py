@@ -14,6 +14,7 @@ from pydantic import Field
 from ..config.registry import Who
 from ..config.schema import EventAction, EventCondition, Trigger
 from ..settings.tool import SettingsArguments, SettingsTool
+from ..settings.wording import with_summary
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -39,20 +40,23 @@ async def _create(arguments: RuleCreateArguments, who: Who, _store: Store) -> di
 
     data = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
     rule, change = rules.add(data, who=who, tool="rules.create")
-    return {"rule": rule.model_dump(mode="json"), "change": change.to_json()}
+    found = {"rule": rule.model_dump(mode="json"), "change": change.to_json()}
+    return with_summary("rules.create", arguments, found)
 
 
 async def _delete(arguments: RuleDeleteArguments, who: Who, _store: Store) -> dict[str, Any]:
     from ..service import rules
 
     rule, change = rules.delete(arguments.id, who=who, tool="rules.delete")
-    return {"deleted": rule.model_dump(mode="json"), "change": change.to_json()}
+    found = {"deleted": rule.model_dump(mode="json"), "change": change.to_json()}
+    return with_summary("rules.delete", arguments, found)
 
 
-async def _list(_arguments: RuleListArguments, _who: Who, _store: Store) -> dict[str, Any]:
+async def _list(arguments: RuleListArguments, _who: Who, _store: Store) -> dict[str, Any]:
     from ..service import rules
 
-    return {"rules": [rule.model_dump(mode="json") for rule in rules.list_rules()]}
+    found = {"rules": [rule.model_dump(mode="json") for rule in rules.list_rules()]}
+    return with_summary("rules.list", arguments, found)
 
 
 TOOLS: tuple[SettingsTool, ...] = (

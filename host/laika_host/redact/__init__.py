@@ -11,6 +11,8 @@ model) must not reach the database, a log or a model. Three entry points:
 - `redact_value`: parsed JSON: secret-named keys lose their value, URLs and text as above.
 - `redact_prefix`: text cut to a bound (an error message, a logged line), redacted before
   the cut: a key cut in two matches no rule, so cutting first would keep its head.
+- `pinned`: wraps a function so that every redaction inside it reads the user's extra secret
+  names once (a capture redacts hundreds of links and texts: one settings read, not one each).
 - `holds_secret` / `says_secret`: for what Laika would keep as a setting (a preference, an
   event rule, a sentence asking to change settings), which is refused rather than rewritten:
   a value or name the rules above would hide, or text saying it holds a secret in words
@@ -40,6 +42,7 @@ __all__ = [
     "holds_secret",
     "is_secret_name",
     "name_words",
+    "pinned",
     "redact_prefix",
     "redact_string",
     "redact_text",

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from ..config.secrets import WHERE_SECRETS_GO
 from ..llm.config import ProviderConfig, load_providers
 from ..redact import redact_value, says_secret
+from ..settings import wording
 from ..settings.catalog import SETTINGS_TOOLS
 from ..settings.intent import MAX_TEXT, Decline, ProviderFacts, match
 from ..store import InvalidInputError
@@ -63,6 +64,8 @@ class Choice:
     by: Chooser
     reason: str = ""
     notes: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    """On a decline: the closest tools, best first (offered in words)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,12 @@ class SettingsReply:
     approval_id: str | None = None
     chosen_by: Chooser = "matcher"
     notes: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+    """Sentences under the message: the settings shown, the event rules listed."""
+    suggestions: list[str] = field(default_factory=list)
+    """On a decline: the closest things that can be changed, in words."""
+    question: bool = False
+    """Declined because Laika could not tell what to change: the message asks back."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,12 +95,15 @@ class SettingsReply:
             # must not be printed or sent to the panel either)
             "arguments": None if self.arguments is None else redact_value(self.arguments),
             "decision": self.decision,
-            "message": self.message,
+            "message": redact_value(self.message),
             "change": self.change,
             "can_change": self.can_change,
             "approval_id": self.approval_id,
             "chosen_by": self.chosen_by,
             "notes": self.notes,
+            "details": redact_value(self.details),
+            "suggestions": self.suggestions,
+            "question": self.question,
         }
 
 
@@ -134,7 +146,7 @@ async def ask(
     offered = runner.offered()
     choice = await choose(text, provider, offered)
     if choice.tool is None:
-        return _declined(choice, offered)
+        return _declined(choice, offered, text)
     origin: Literal["model", "user"] = "model" if choice.by == "model" else "user"
     event = await runner.propose(choice.tool, choice.arguments, origin)
     return reply_of(event, choice)
@@ -159,7 +171,9 @@ def _matched(text: str, facts: list[ProviderFacts], notes: tuple[str, ...] = ())
     rule_ids = [rule.id for rule in list_rules()]
     found = match(text, facts, rule_ids=rule_ids, transform_types=sorted(catalog()))
     if isinstance(found, Decline):
-        return Choice(None, {}, "matcher", reason=found.reason, notes=notes)
+        return Choice(
+            None, {}, "matcher", reason=found.reason, notes=notes, suggestions=found.suggestions
+        )
     return Choice(found.tool, found.arguments, "matcher", notes=notes)
 
 
@@ -272,16 +286,35 @@ _STATUS: dict[str, Status] = {
 }
 
 
-def _declined(choice: Choice, offered: Sequence[str]) -> SettingsReply:
+def _declined(choice: Choice, offered: Sequence[str], text: str) -> SettingsReply:
+    """No change: the reason (or the question back) and the closest three things that can
+    be changed, in words; `can_change` still lists every tool for `--json` readers."""
+    suggestions = [name for name in choice.suggestions if name in offered]
+    if not suggestions:  # a model's decline: the matcher knows what the words were near
+        found = match(text)
+        suggestions = [n for n in getattr(found, "suggestions", ()) if n in offered]
+    asks = choice.reason.rstrip().endswith("?")
+    reason = _sentence(choice.reason)
+    about_one = asks and suggestions and not choice.reason.startswith("which setting")
+    message = reason if about_one else f"{reason} {wording.offer(suggestions)}"
     return SettingsReply(
         "declined",
         None,
         None,
-        f"Declined: {choice.reason}. What can be changed is listed below.",
+        message,
         can_change=can_change(offered),
         chosen_by=choice.by,
         notes=list(choice.notes),
+        suggestions=wording.abilities(suggestions),
+        question=asks,
     )
+
+
+def _sentence(reason: str) -> str:
+    """A reason as a sentence: capitalized, ending in a full stop (or its question mark)."""
+    text = reason.strip() or "that is not something Laika's settings can change"
+    text = text[:1].upper() + text[1:]
+    return text if text[-1] in ".?!" else text + "."
 
 
 def reply_of(event: dict[str, Any], choice: Choice) -> SettingsReply:
@@ -289,35 +322,35 @@ def reply_of(event: dict[str, Any], choice: Choice) -> SettingsReply:
     status = _STATUS.get(str(event.get("status")), "failed")
     result = event.get("result") if status == "applied" else None
     change = result.get("change") if isinstance(result, dict) else None
+    message, details = _message(status, event, choice)
     return SettingsReply(
         status,
         choice.tool,
         choice.arguments,
-        _message(status, event, change),
+        message,
         decision={k: event.get(k) for k in ("decision", "rule_id", "reason")},
         change=change if isinstance(change, dict) else None,
         approval_id=event.get("approval_id") if status == "pending" else None,
         chosen_by=choice.by,
         notes=list(choice.notes),
+        details=details,
     )
 
 
-def _message(status: Status, event: dict[str, Any], change: Any) -> str:
-    tool = event.get("tool")
-    if status == "applied" and isinstance(change, dict):
-        return f"Changed {', '.join(change.get('paths', []))} ({tool})."
+def _message(status: Status, event: dict[str, Any], choice: Choice) -> tuple[str, list[str]]:
+    """What came of the call in sentences: one line, and the lines under it (a listing)."""
+    tool = str(choice.tool)
+    shown = event.get("arguments")  # as stored: redacted (a model may propose a key)
+    call = wording.describe_call(tool, shown if isinstance(shown, dict) else {})
     if status == "applied":
-        return _shown(event.get("result")) or f"Nothing to change: {tool} is already so."
+        said = wording.describe_result(tool, shown, event.get("result"))
+        lines = said.splitlines() or ["Done."]
+        if tool == "settings.show" and not choice.arguments.get("path"):
+            return "Your settings:", lines
+        return lines[0], lines[1:]
     if status == "pending":
-        return f"{tool} waits for your approval: {event.get('reason')}"
+        return f"Waiting for your approval: {call[:1].lower()}{call[1:]}.", []
     if status == "denied":
-        return f"{tool} was not applied: {event.get('error') or event.get('reason')}"
-    return f"{tool} failed: {event.get('error') or 'no reason given'}"
-
-
-def _shown(result: Any) -> str:
-    """A read-only tool's answer (`settings.show`) as one line."""
-    if not isinstance(result, dict) or "value" not in result:
-        return ""
-    where = result.get("path") or "settings"
-    return f"{where}: {json.dumps(result['value'], ensure_ascii=False)}"
+        why = event.get("error") or event.get("reason") or "the Policy Gate said no"
+        return f"Not changed ({call[:1].lower()}{call[1:]}): {why}", []
+    return f"Could not {call[:1].lower()}{call[1:]}: {event.get('error') or 'no reason given'}", []

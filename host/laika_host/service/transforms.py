@@ -7,6 +7,7 @@ runtime, else the configured default, else offline (`service.models.resolve`, as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,25 @@ def list_types() -> list[dict[str, Any]]:
     from ..transform import list_types as catalog_types
 
     return catalog_types()
+
+
+def config_from_pairs(type_id: str, pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """`--config key=value` pairs as `type_id`'s config (`transform.config.from_pairs`): lists
+    as `a, b`, repeated keys or JSON. An unknown type is left to `run`, which names the
+    types there are."""
+    from ..store import InvalidInputError
+    from ..transform.catalog import catalog
+    from ..transform.config import ConfigError, from_pairs
+
+    spec = catalog().get(type_id)
+    if spec is None:
+        return dict(pairs)
+    try:
+        return from_pairs(spec.config, pairs)
+    except ConfigError as error:
+        raise InvalidInputError(
+            f"{type_id}: {error}. `laika transform list --json` shows each type's settings"
+        ) from None
 
 
 async def run(

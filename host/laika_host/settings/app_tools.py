@@ -15,6 +15,7 @@ from ..config.schema import Capture, PreferenceKey, PreferenceValue
 from ..errors import RefusedError
 from ..llm.config import OFFLINE
 from .tool import SettingsArguments, SettingsTool
+from .wording import with_summary
 from .writes import writer
 
 if TYPE_CHECKING:
@@ -127,7 +128,8 @@ class ShowArguments(SettingsArguments):
 async def _show(arguments: ShowArguments, _who: Who, _store: Store) -> dict[str, Any]:
     document = await asyncio.to_thread(registry.document)
     value = document if arguments.path is None else dotted.get(document, arguments.path)
-    return {"tool": "settings.show", "path": arguments.path, "value": value}
+    found = {"tool": "settings.show", "path": arguments.path, "value": value}
+    return with_summary("settings.show", arguments, found)
 
 
 def _set(path: str, field: str) -> Any:

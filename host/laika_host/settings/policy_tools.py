@@ -128,7 +128,7 @@ async def _forget(arguments: ForgetDecisionArguments, who: Who, store: Store) ->
         forgotten = await store.tool_rules.forget(remembered)
     except MissingError:
         return await _FORGET_RULE(arguments, who, store)
-    return {**result("policy.forget_decision", None), "forgotten": forgotten.to_json()}
+    return result("policy.forget_decision", None, arguments, forgotten=forgotten.to_json())
 
 
 TOOLS: tuple[SettingsTool, ...] = (

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import registry
 from ..config.registry import Change, Who
 from .tool import Handler
+from .wording import with_summary
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -37,11 +38,13 @@ def writer(name: str, allowed_paths: Sequence[str], compute: Compute) -> Handler
             allowed_paths=tuple(allowed_paths),
             skip_unchanged=True,
         )
-        return result(name, change)
+        return result(name, change, arguments)
 
     return run
 
 
-def result(name: str, change: Change | None) -> dict[str, Any]:
-    """What a writing tool returns: the change (None: every value was already so)."""
-    return {"tool": name, "change": None if change is None else change.to_json()}
+def result(name: str, change: Change | None, arguments: Any, **more: Any) -> dict[str, Any]:
+    """What a writing tool returns: the change (None: every value was already so), and a
+    `summary` that says it in words."""
+    found = {"tool": name, "change": None if change is None else change.to_json(), **more}
+    return with_summary(name, arguments, found)

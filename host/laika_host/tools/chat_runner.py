@@ -267,11 +267,14 @@ def as_proposal(call: ProposedCall) -> Proposal:
 def call_event(outcome: CallOutcome, *, forced_ask: bool | None = None) -> dict[str, Any]:
     """The `tool_call` event of a call's current state (arguments and result as stored:
     redacted and bounded)."""
+    from ..settings.wording import call_summary
+
     record = outcome.call
     status = "forward" if outcome.forward else record.status
     return {
         "call_id": record.id,
         "tool": record.tool,
+        "summary": call_summary(record.tool, record.arguments),
         "arguments": record.arguments,
         "decision": record.decision,
         "rule_id": record.rule_id,

@@ -9,7 +9,9 @@ part of an artifact's dedupe key.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+import typing
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -120,3 +122,94 @@ def _explain(error: ValidationError) -> str:
             message = "is required"
         problems.append(f"{where} {message}")
     return "; ".join(problems)
+
+
+def from_pairs(model: type[TransformConfig], pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """`key=value` settings as a user writes them on the command line, as the config object
+    `model` validates: a list setting takes `a, b`, a JSON array (`["a", "b"]`: an item that
+    holds a comma), or several pairs with the same key, joined in order; a text setting takes
+    the text as written; any other takes JSON when it parses (`5`, `true`), else the text
+    (validation then names what the setting takes). A key given twice that is not a list is
+    refused: which value was meant is not known."""
+    lists = {name for name, field in model.model_fields.items() if _is_list(field.annotation)}
+    texts = {name for name, field in model.model_fields.items() if _is_text(field.annotation)}
+    config: dict[str, Any] = {}
+    for key, raw in pairs:
+        if key in lists:
+            config.setdefault(key, []).extend(_items(key, raw))
+        elif key in config:
+            raise ConfigError(
+                f"{key} is given twice ({config[key]!r}, then {raw!r}); it takes one value"
+            )
+        elif key in texts:
+            config[key] = _quoted(raw)
+        else:
+            config[key] = _scalar(raw)
+    return config
+
+
+def _is_list(annotation: Any) -> bool:
+    return typing.get_origin(annotation) is list
+
+
+def _is_text(annotation: Any) -> bool:
+    """A `str` setting, or a choice among texts (`Literal["apa", "mla"]`)."""
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if annotation is str:
+        return True
+    return typing.get_origin(annotation) is Literal and all(
+        isinstance(choice, str) for choice in typing.get_args(annotation)
+    )
+
+
+def _items(key: str, raw: str) -> list[Any]:
+    """`a, b` -> [a, b]; `["a", "b"]` -> [a, b]; empty -> [] (the default: chosen for you)."""
+    text = raw.strip()
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise ConfigError(
+                f"{key}: {text[:80]!r} is not a JSON list; write {key}=a,b or "
+                f'{key}=\'["a", "b"]\' (JSON lets an item hold a comma)'
+            ) from None
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: a JSON value here must be a list, not {text[:80]!r}")
+        return value
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _quoted(raw: str) -> str:
+    """A text as written; a JSON string (`"..."`) unquoted."""
+    text = raw.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return raw
+        return value if isinstance(value, str) else raw
+    return raw
+
+
+def _scalar(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw  # a plain word: a string
+
+
+def conformed_keys(
+    cells: dict[str, str], chosen: Sequence[str], missing: str
+) -> tuple[dict[str, str], list[str]]:
+    """`cells` keyed by exactly the `chosen` names, in their order: a key that differs only in
+    case or spacing counts as the chosen one, a chosen name with no cell gets `missing`. Also
+    the keys left out (not chosen)."""
+
+    def plain(name: str) -> str:
+        return " ".join(name.lower().split())
+
+    by_name = {plain(key): value for key, value in cells.items()}
+    wanted = {plain(name) for name in chosen}
+    kept = {name: by_name.get(plain(name), missing) for name in chosen}
+    return kept, [key for key in cells if plain(key) not in wanted]

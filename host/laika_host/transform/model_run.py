@@ -97,6 +97,11 @@ class ModelContext:
         self._account(state, started)
         self._conclude(state, parser)
 
+    def note(self, warning: str) -> None:
+        """A warning for the artifact, once however often it is given."""
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
     def _can_constrain(self) -> bool:
         capabilities = self.provider.capabilities
         supported = capabilities is None or capabilities.supports_json_mode
@@ -249,6 +254,23 @@ async def single_phase(context: ModelContext) -> None:
     phase = context.phase(
         context.spec.item, system, user_prompt(context.pack), phase=context.spec.id
     )
+    conform, left_out, received, kept_count = context.spec.conform, list[str](), 0, 0
+
+    def note(why: str) -> None:
+        left_out.append(why)
+        context.note(why)
+
     async with aclosing(phase) as items:  # a cancel mid-stream closes the request too
         async for item in items:
-            await context.sink.add(item)
+            received += 1
+            kept = item if conform is None else conform(item, context.config, note)
+            if kept is not None:
+                kept_count += 1
+                await context.sink.add(kept)
+    if received and not kept_count:  # a completed run with nothing in it would say nothing
+        why = left_out[0] if left_out else "none fitted the request"
+        raise ModelFailedError(
+            f"{context.provider.id} gave no usable {context.spec.title.lower()} item (all "
+            f"{received} were left out: {why}). Run it again, try a larger model, or use "
+            "--provider offline (always available)"
+        )

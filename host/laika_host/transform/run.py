@@ -91,8 +91,11 @@ async def run_transform(
     max_tokens: int = TRANSFORM_MAX_TOKENS,
 ) -> TransformResult:
     spec, validated = resolve(type_id, config)
-    corpus = await load_corpus(store, collection)
     deterministic = spec.deterministic or provider is None
+    refusal = spec.offline_refuses(validated) if deterministic and spec.offline_refuses else None
+    if refusal:
+        raise InvalidInputError(f"{type_id}: {refusal}")
+    corpus = await load_corpus(store, collection)
     label = "metadata" if spec.deterministic else provider.id if provider else "offline"
     pairs = [(s.source_id, s.content_hash) for s in corpus.sources]
     key = dedupe_key(corpus.collection_id, spec.id, pairs, validated)

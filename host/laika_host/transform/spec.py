@@ -50,6 +50,10 @@ OfflineRunner = Callable[["Corpus", Any], Iterable[Item]]
 ModelRunner = Callable[["ModelContext"], Awaitable[None]]
 Instructions = Callable[[Any], str]
 StagedRunner = Callable[["StagedRun"], Awaitable[None]]
+Conform = Callable[[Any, Any, Callable[[str], None]], Any]
+"""`(item, config, note) -> item or None`: a model's item made to keep the config (the
+columns chosen, the hosts named), or None to leave it out; `note` records why, once."""
+OfflineRefusal = Callable[[Any], "str | None"]
 
 
 class NotReadyError(RefusedError):
@@ -75,6 +79,12 @@ class TransformType:
     """Built from stored data alone: no model is asked even when a provider is given."""
     coming: str | None = None
     """Set for a placeholder: what is coming (its runners raise `NotReadyError`)."""
+    conform: Conform | None = None
+    """Set for a type whose config names what its items hold (a list of aspects, columns or
+    hosts): each item a model gives is made to keep it (see `Conform`)."""
+    offline_refuses: OfflineRefusal | None = None
+    """Why the offline runtime cannot honour a config (None: it can): such a run is refused
+    before anything is made, naming the fix."""
 
     @property
     def ready(self) -> bool:

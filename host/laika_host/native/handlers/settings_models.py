@@ -47,11 +47,30 @@ class SettingsReplyResult(BaseModel):
     tool: str | None = Field(description="The settings tool chosen; null when declined.")
     arguments: dict[str, JsonValue] | None
     decision: SettingsDecision | None = Field(description="The Policy Gate's decision.")
-    message: str = Field(description="One line for the user.")
+    message: str = Field(
+        description="One sentence for the user, never a tool id or JSON: what changed, what "
+        "waits for approval, or why nothing did and what can be changed instead."
+    )
     change: SettingsChange | None = Field(description="The registry change, once applied.")
     can_change: list[SettingsToolListed] = Field(
-        description="On a decline: every settings tool, with what it does."
+        description="On a decline: every settings tool, with what it does (for programs; "
+        "`message` and `suggestions` say it in words)."
     )
     approval_id: str | None = Field(description="Set while pending (`tool.decide`).")
     chosen_by: Literal["model", "matcher"]
     notes: list[str] = Field(description="E.g. the model's reply was unusable: matched offline.")
+    details: list[str] = Field(
+        default_factory=list,
+        description="Sentences under `message`: the settings shown (one per line), the event "
+        "rules listed.",
+    )
+    suggestions: list[str] = Field(
+        default_factory=list,
+        description="On a decline: the two or three closest things that can be changed, in "
+        "words (`Change the maximum capture length`).",
+    )
+    question: bool = Field(
+        default=False,
+        description="Declined because the words could not tell what to change: `message` "
+        "asks back (`Which theme: dark, light, or the same as your system?`).",
+    )

@@ -19,6 +19,11 @@ class ToolCallEvent(BaseModel):
 
     call_id: str
     tool: str
+    summary: str | None = Field(
+        default=None,
+        description="What the call does, in words, for a settings tool (`Switch the theme to "
+        "dark`); null for the other tools, whose arguments say it.",
+    )
     arguments: JsonValue = Field(description="As shown to the user: redacted and bounded.")
     decision: Literal["allow", "ask", "deny"]
     rule_id: str

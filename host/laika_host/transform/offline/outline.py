@@ -90,7 +90,9 @@ def _slide(title: str, sentences: list[Sentence]) -> Slide:
 
 
 def podcast_script(corpus: Corpus, config: PodcastConfig) -> Iterator[Segment]:
-    host, guest = config.hosts[0], config.hosts[1 % len(config.hosts)]
+    """Each exchange a question and its answer; the hosts take turns, so every host named
+    speaks (one host: a monologue, two: host and guest, more: each asks the next)."""
+    hosts = config.hosts
     asked = 0
     for sentence in by_interest(corpus):
         if asked == config.count:
@@ -98,6 +100,7 @@ def podcast_script(corpus: Corpus, config: PodcastConfig) -> Iterator[Segment]:
         question = question_for(corpus, sentence)
         if question is None:
             continue
+        host, guest = hosts[asked % len(hosts)], hosts[(asked + 1) % len(hosts)]
         asked += 1
         yield Segment(speaker=host, line=question, citations=[cite(sentence)])
         yield Segment(speaker=guest, line=sentence.text, citations=[cite(sentence)])

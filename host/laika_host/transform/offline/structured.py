@@ -112,8 +112,8 @@ def shared_aspects(corpus: Corpus, limit: int = 3) -> list[str]:
 
 
 def data_table(corpus: Corpus, config: DataTableConfig) -> Iterator[TableRow]:
-    if config.columns:
-        corpus.notes.append("the offline runtime fills its own columns (Quantity, Statement)")
+    """Quantity and Statement for each figure (chosen columns are refused before a run:
+    `types.structured`)."""
     for sentence in [s for s in corpus.sentences if quantity(s.text)][: config.count]:
         shown, quote = shortened(sentence.text, CELL_WORDS * 2)
         found = quantity(sentence.text)

@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..config import PodcastConfig, SlidesConfig, TreeConfig
 from ..items import Node, Segment, Slide
 from ..offline import outline
 from ..spec import TransformType
+
+
+def _keep_hosts(item: Segment, config: PodcastConfig, note: Callable[[str], None]) -> Any:
+    """A model's line by one of the hosts named (their spelling); another speaker's line is
+    left out, with a note."""
+    named = {" ".join(host.lower().split()): host for host in config.hosts}
+    host = named.get(" ".join(item.speaker.lower().split()))
+    if host is None:
+        note(f"lines by speakers other than {', '.join(config.hosts)} were left out")
+        return None
+    return item.model_copy(update={"speaker": host})
+
 
 TYPES = [
     TransformType(
@@ -60,5 +75,6 @@ TYPES = [
             f"Length: {c.length} (about {c.count * 2} lines), for {c.audience}."
         ),
         offline=outline.podcast_script,
+        conform=_keep_hosts,
     ),
 ]

@@ -3,7 +3,10 @@ action items. Each is a list of typed entries or table rows."""
 
 from __future__ import annotations
 
-from ..config import ComparisonConfig, CountConfig, DataTableConfig
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..config import ComparisonConfig, CountConfig, DataTableConfig, conformed_keys
 from ..items import ActionItem, ComparisonRow, Event, ProCon, QuestionAnswer, TableRow, Term
 from ..offline import structured
 from ..spec import TransformType
@@ -27,6 +30,34 @@ def _columns(config: DataTableConfig) -> str:
             "Use exactly these columns as the keys of `cells`: " + ", ".join(config.columns) + "."
         )
     return "Choose the columns (2 to 6) and use the same keys in every row."
+
+
+def _keep_keys(chosen: Sequence[str], what: str, item: Any, note: Callable[[str], None]) -> Any:
+    """A model's row with exactly the `chosen` keys (none chosen: as it came)."""
+    if not chosen:
+        return item
+    cells, dropped = conformed_keys(item.cells, chosen, structured.NOT_MENTIONED)
+    if dropped:
+        note(f"the model added {what} you did not choose; only yours are kept: {', '.join(chosen)}")
+    return item.model_copy(update={"cells": cells})
+
+
+def _keep_aspects(item: Any, config: ComparisonConfig, note: Callable[[str], None]) -> Any:
+    return _keep_keys(config.aspects, "aspects", item, note)
+
+
+def _keep_columns(item: Any, config: DataTableConfig, note: Callable[[str], None]) -> Any:
+    return _keep_keys(config.columns, "columns", item, note)
+
+
+def _offline_columns(config: DataTableConfig) -> str | None:
+    if not config.columns:
+        return None
+    return (
+        f"the offline runtime cannot fill chosen columns ({', '.join(config.columns)}): it "
+        "fills Quantity and Statement from the figures it finds; run it with a model "
+        "(--provider ID) or leave `columns` out"
+    )
 
 
 TYPES = [
@@ -80,6 +111,7 @@ TYPES = [
             f"item, `subject` naming what the row is about. {_aspects(c)} {_at_most(c)}"
         ),
         offline=structured.comparison,
+        conform=_keep_aspects,
     ),
     TransformType(
         id="data-table",
@@ -93,6 +125,8 @@ TYPES = [
             f"measure) into table rows, one row per item. {_columns(c)} {_at_most(c)}"
         ),
         offline=structured.data_table,
+        conform=_keep_columns,
+        offline_refuses=_offline_columns,
     ),
     TransformType(
         id="pros-cons",

@@ -1,0 +1,194 @@
+"""A transform's list setting as a user writes it (issue #25 item 6): `--config
+aspects="price, battery"`, the key repeated, or JSON all give the same list; and a configured
+list is honoured by every runtime or refused with the reason. Offline, a comparison's columns
+are the aspects and every podcast host speaks; a data table's chosen columns are refused
+(the offline runtime fills its own), before anything is made. With a model, a row keeps
+exactly the chosen aspects or columns and a line by a speaker who is not a host is left out,
+each with a warning."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from laika_host.transform.config import ComparisonConfig, PodcastConfig, from_pairs
+from test_transform_model import seed, transform
+
+from llm_servers import ProviderServer, Reply, openai_sse
+from support import run_laika
+
+ITEM = st.text(
+    st.characters(codec="utf-8", exclude_characters=',"\\', exclude_categories=("Cs", "Cc")),
+    min_size=1,
+    max_size=20,
+).filter(lambda item: item.strip() == item and item)
+
+
+@given(st.lists(ITEM, min_size=1, max_size=8))
+def test_the_three_ways_to_write_a_list_give_the_same_list(items: list[str]) -> None:
+    commas = from_pairs(ComparisonConfig, [("aspects", ", ".join(items))])
+    repeated = from_pairs(ComparisonConfig, [("aspects", item) for item in items])
+    as_json = from_pairs(ComparisonConfig, [("aspects", json.dumps(items))])
+    assert commas == repeated == as_json == {"aspects": items}
+    assert ComparisonConfig.model_validate(commas).aspects == items
+
+
+def test_a_list_item_with_a_comma_needs_json_and_text_stays_text() -> None:
+    assert from_pairs(ComparisonConfig, [("aspects", '["price, value", "battery"]')]) == {
+        "aspects": ["price, value", "battery"]
+    }
+    assert from_pairs(PodcastConfig, [("audience", "true"), ("length", "short")]) == {
+        "audience": "true",  # a text setting: the text as written, not JSON's true
+        "length": "short",
+    }
+    assert from_pairs(PodcastConfig, [("hosts", "")]) == {"hosts": []}
+
+
+def _home(tmp_path: Path) -> dict[str, str]:
+    seed(tmp_path / "laika.db")
+    return {**os.environ, "LAIKA_HOME": str(tmp_path)}
+
+
+def _run(env: dict[str, str], *args: str) -> Any:
+    done = run_laika("transform", "run", *args, "-c", "Demo", "--json", env=env)
+    return done.returncode, json.loads(done.stdout) if done.stdout else done.stderr
+
+
+def test_the_cli_takes_commas_repeats_and_json_and_the_offline_comparison_keeps_them(
+    tmp_path: Path,
+) -> None:
+    env = _home(tmp_path)
+    code, made = _run(env, "comparison", "--config", "aspects=price, battery")
+    assert code == 0, made
+    artifact = made["artifact"]
+    assert artifact["config"]["aspects"] == ["price", "battery"]
+    rows = [item["data"] for item in artifact["items"]]
+    assert rows
+    assert all(list(row["cells"]) == ["price", "battery"] for row in rows), rows
+    for form in (
+        ["--config", "aspects=price", "--config", "aspects=battery"],
+        ["--config", 'aspects=["price", "battery"]'],
+    ):
+        code, again = _run(env, "comparison", *form)
+        assert code == 0, again
+        assert again["reused"], "the same config: the same artifact"
+    twice = run_laika(
+        "transform", "run", "quiz", "-c", "Demo", "--config", "count=3", "--config", "count=4",
+        env=env,
+    )  # fmt: skip
+    assert twice.returncode == 1
+    assert "count is given twice" in twice.stderr
+
+
+def test_offline_every_podcast_host_speaks(tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    code, made = _run(
+        env, "podcast-script", "--config", "hosts=Ana, Ben, Cy", "--config", "length=long"
+    )
+    assert code == 0, made
+    speakers = [item["data"]["speaker"] for item in made["artifact"]["items"]]
+    assert set(speakers) == {"Ana", "Ben", "Cy"}, speakers
+
+
+def test_offline_chosen_table_columns_are_refused_with_the_fix_and_nothing_is_made(
+    tmp_path: Path,
+) -> None:
+    env = _home(tmp_path)
+    refused = run_laika(
+        "transform", "run", "data-table", "-c", "Demo", "--config", "columns=price, year", env=env
+    )
+    assert refused.returncode == 1
+    assert "offline runtime cannot fill chosen columns (price, year)" in refused.stderr
+    assert "--provider" in refused.stderr
+    listed = run_laika("artifacts", "list", "--json", env=env)
+    assert json.loads(listed.stdout)["artifacts"] == []
+    plain = run_laika("transform", "run", "data-table", "-c", "Demo", env=env)
+    assert plain.returncode == 0, plain.stderr
+
+
+def _server(lines: list[dict[str, Any]]) -> ProviderServer:
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    return ProviderServer([Reply(chunks=openai_sse([text]))], only="/chat/completions")
+
+
+def test_with_a_model_a_row_keeps_exactly_the_chosen_aspects(tmp_path: Path) -> None:
+    ids = seed(tmp_path / "laika.db")
+    tides = ids["harbour-tides"]
+    quote = "Spring tides run higher than neap tides"
+    server = _server(
+        [
+            {
+                "subject": "Tides",
+                "cells": {"Price": "free", "colour": "blue", "Battery ": "none"},
+                "citations": [{"source_id": tides, "quote": quote}],
+            },
+            {"subject": "Moon", "cells": {"weight": "heavy"}, "citations": []},
+        ]
+    )
+    try:
+        result, _ = transform(
+            tmp_path / "laika.db",
+            server,
+            type_id="comparison",
+            config={"aspects": ["price", "battery"]},
+        )
+    finally:
+        server.close()
+    cells = [item["data"]["cells"] for item in result["artifact"]["items"]]
+    assert cells == [{"price": "free", "battery": "none"}, {"price": "—", "battery": "—"}]
+    assert any("only yours are kept: price, battery" in w for w in result["warnings"])
+
+
+def test_with_a_model_a_line_by_someone_else_than_the_hosts_is_left_out(tmp_path: Path) -> None:
+    ids = seed(tmp_path / "laika.db")
+    tides = ids["harbour-tides"]
+    cite = [{"source_id": tides, "quote": "Spring tides run higher than neap tides"}]
+    server = _server(
+        [
+            {"speaker": "ana", "line": "Why are spring tides high?", "citations": cite},
+            {"speaker": "Narrator", "line": "Meanwhile, at sea.", "citations": cite},
+            {"speaker": "Ben", "line": "The moon and sun pull together.", "citations": cite},
+        ]
+    )
+    try:
+        result, _ = transform(
+            tmp_path / "laika.db",
+            server,
+            type_id="podcast-script",
+            config={"hosts": ["Ana", "Ben"]},
+        )
+    finally:
+        server.close()
+    speakers = [item["data"]["speaker"] for item in result["artifact"]["items"]]
+    assert speakers == ["Ana", "Ben"]
+    assert any("other than Ana, Ben were left out" in w for w in result["warnings"])
+
+
+def test_with_a_model_chosen_table_columns_are_kept(tmp_path: Path) -> None:
+    ids = seed(tmp_path / "laika.db")
+    tides = ids["harbour-tides"]
+    server = _server(
+        [
+            {
+                "cells": {"Figure": "2", "unit": "tides a day", "extra": "x"},
+                "citations": [{"source_id": tides, "quote": "Spring tides"}],
+            }
+        ]
+    )
+    try:
+        result, _ = transform(
+            tmp_path / "laika.db",
+            server,
+            type_id="data-table",
+            config={"columns": ["figure", "unit"]},
+        )
+    finally:
+        server.close()
+    assert [item["data"]["cells"] for item in result["artifact"]["items"]] == [
+        {"figure": "2", "unit": "tides a day"}
+    ]
