@@ -138,9 +138,11 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
 
 async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
     """A typed note as a source: shown as typed, never as markup."""
+    from ...service.capture_settings import default_collection
+
     store = await ctx.session.resources.store()
     return await sources.add_typed_note(
-        store, payload.text, collection=payload.collection, title=payload.title
+        store, payload.text, collection=default_collection(payload.collection), title=payload.title
     )
 
 
