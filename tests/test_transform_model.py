@@ -464,7 +464,8 @@ def test_a_podcast_whose_every_line_is_by_another_speaker_fails_saying_why(tmp_p
         server.close()
     artifact = result["artifact"]
     assert artifact["status"] == "failed"
-    assert "rec gave no usable podcast script item (all 2 were left out: lines by speakers" in (
-        artifact["error"]
+    assert (
+        "rec gave no usable podcast script item (all 2 were left out: lines by speakers"
+        in (artifact["error"])
     )
-    assert "--provider offline" in artifact["error"]
+    assert "offline runtime (provider `offline`" in artifact["error"]

@@ -271,6 +271,6 @@ async def single_phase(context: ModelContext) -> None:
         why = left_out[0] if left_out else "none fitted the request"
         raise ModelFailedError(
             f"{context.provider.id} gave no usable {context.spec.title.lower()} item (all "
-            f"{received} were left out: {why}). Run it again, try a larger model, or use "
-            "--provider offline (always available)"
+            f"{received} were left out: {why}). Run it again, try a larger model, or use the "
+            "offline runtime (provider `offline`, always available)"
         )

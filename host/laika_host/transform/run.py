@@ -94,7 +94,8 @@ async def run_transform(
     deterministic = spec.deterministic or provider is None
     refusal = spec.offline_refuses(validated) if deterministic and spec.offline_refuses else None
     if refusal:
-        raise InvalidInputError(f"{type_id}: {refusal}")
+        refused = InvalidInputError(f"{type_id}: {refusal}")
+        raise refused.with_cli_hint("`--provider ID` runs it with a model")
     corpus = await load_corpus(store, collection)
     label = "metadata" if spec.deterministic else provider.id if provider else "offline"
     pairs = [(s.source_id, s.content_hash) for s in corpus.sources]
