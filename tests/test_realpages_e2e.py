@@ -86,11 +86,19 @@ def timed_click(panel: Any, selector: str, condition: str, what: str, seconds: f
 
 
 def use_collection(panel: Any, title: str) -> None:
-    """A fresh collection for one page, chosen in the switcher as a user would."""
+    """A fresh collection for one page, made the default one (where Save page and Save
+    selection put the page: `capture.default_collection`) and chosen in the switcher, as a user
+    would."""
     created = panel.eval(
         f"laikaPanel.request('collections.create', {json.dumps({'title': title})}).then(c => c.title)"
     )
     assert created == title
+    setting = {"path": "capture.default_collection", "value": title}
+    panel.eval(f"laikaPanel.request('config.set', {json.dumps(setting)}).then(() => true)")
+    panel.wait(
+        f"document.querySelector('#save-to option')?.textContent === {json.dumps(title + ' (default)')}",
+        what=f"{title} as the default in Save to",
+    )
     panel.eval("(laikaPanel.emit('sources-changed'), true)")
     option = f"[...document.querySelectorAll('#collection option')].some(o => o.value === {json.dumps(title)})"
     panel.wait(option, what=f"collection {title} in the switcher")

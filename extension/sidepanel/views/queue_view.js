@@ -93,10 +93,9 @@ export class QueueView {
                   {
                     type: "button",
                     class: "small queue-show",
-                    "aria-label": `Show ${where}`,
                     onclick: () => this.app.chooseCollection(where),
                   },
-                  "Show",
+                  `Show ${where}`,
                 )
               : null,
             item.state === "failed"

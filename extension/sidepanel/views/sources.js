@@ -49,8 +49,8 @@ class SourcesView {
     this.list = h("ul", { class: "source-list", id: "source-list", "aria-label": "Sources" });
     this.results = h("ul", { class: "source-list", id: "search-results", "aria-label": "Search results", hidden: true });
     this.listStatus = h("p", { class: "muted", id: "sources-status", role: "status" });
-    this.target = h("select", { id: "save-to", "aria-describedby": "save-to-note" });
-    this.targetNote = h("span", { class: "visually-hidden", id: "save-to-note" });
+    this.target = h("select", { id: "save-to", "aria-describedby": "save-to-hint", onchange: () => this.showHint() });
+    this.targetHint = h("span", { class: "muted save-to-hint", id: "save-to-hint", hidden: true });
     this.empty = h("div", { class: "card empty-state", id: "sources-empty", role: "note", hidden: true });
     fill(
       this.root,
@@ -62,15 +62,15 @@ class SourcesView {
         button("save-links", "Links in selection…", () => this.pickLinks()),
         button("save-tabs", "Open tabs…", () => this.pickTabs()),
       ),
-      h("div", { class: "save-to" }, h("label", { for: "save-to" }, "Save to"), this.target, this.targetNote),
+      h("div", { class: "save-to" }, h("label", { for: "save-to" }, "Save to"), this.target, this.targetHint),
       this.empty,
       this.picker,
       this.queueBox,
-      h(
+      (this.searchForm = h(
         "form",
         { role: "search", class: "search", onsubmit: (event) => (event.preventDefault(), this.search()) },
         this.searchInput,
-      ),
+      )),
       h(
         "div",
         { class: "toolbar" },
@@ -130,19 +130,19 @@ class SourcesView {
           if (!this.app.has("sources.add_note")) {
             return this.app.toast("This Laika host cannot store notes yet: update the host, then reload.", "error");
           }
+          const target = this.takeTarget();
           try {
-            const target = this.takeTarget();
-            const collection = target.title ?? this.app.collection; // the host's default is Inbox
-            const payload = { text: text.value };
-            if (collection) payload.collection = collection;
+            const payload = { text: text.value, ...SourcesView.collectionOf(target) };
             if (title.value.trim()) payload.title = title.value.trim();
             const saved = await this.app.request("sources.add_note", payload);
             title.value = text.value = "";
             form.hidden = true;
-            this.app.toast(`Note saved to ${saved.collection ?? collection ?? "your collection"}.`);
+            const where = saved.collection ?? target.title;
+            this.app.toast(where ? `Note saved to ${where}.` : "Note saved.");
             this.reload();
             this.app.emit("sources-changed");
           } catch (error) {
+            this.restoreTarget(target); // the note stays in the form, and so does where it goes
             this.app.fail(error);
           }
         },
@@ -169,14 +169,25 @@ class SourcesView {
       others.map((title) => h("option", { value: title }, title)),
     );
     this.target.value = others.includes(chosen) ? chosen : DEFAULT_TARGET;
-    this.targetNote.textContent = "Pages you save go to your default collection unless you pick another here for that save.";
+    this.showHint();
     this.renderEmpty();
+  }
+
+  /** Under a picked collection, what the pick does: it is for the next save only. */
+  showHint() {
+    const picked = this.target.value !== DEFAULT_TARGET;
+    this.targetHint.hidden = !picked;
+    const fallback = this.app.defaultCollection;
+    this.targetHint.textContent = picked
+      ? `For the next save only; then ${fallback ?? "the default collection"} again.`
+      : "";
   }
 
   /** An empty store: say what Save page will do, in place of an empty list. */
   renderEmpty() {
     const none = this.app.host.state.status === "connected" && this.app.collections.length === 0;
     this.empty.hidden = !none;
+    this.searchForm.hidden = none; // nothing to search yet
     if (!none) return;
     const name = this.app.defaultCollection;
     fill(
@@ -193,14 +204,22 @@ class SourcesView {
     );
   }
 
-  /** Where this save goes: {title} when the user picked a collection (or the default is
-   * known), {title: null} to let the host apply its default. The pick is for this save only:
-   * the choice goes back to the default. */
+  /** Where this save goes: {title, picked: true} when the user picked a collection, else
+   * {title: the default's name (null when this host cannot say), picked: false}. The pick is
+   * for this save only: the choice goes back to the default. */
   takeTarget() {
     const picked = this.target.value;
     this.target.value = DEFAULT_TARGET;
+    this.showHint();
     if (picked !== DEFAULT_TARGET) return { title: picked, picked: true };
     return { title: this.app.defaultCollection, picked: false };
+  }
+
+  /** A save that did not start (a refused note): its pick is the choice again. */
+  restoreTarget(target) {
+    if (!target.picked || this.target.value !== DEFAULT_TARGET) return;
+    if ([...this.target.options].some((option) => option.value === target.title)) this.target.value = target.title;
+    this.showHint();
   }
 
   /** The payload's collection: named only when picked (else the host applies its setting,
@@ -365,15 +384,22 @@ class SourcesView {
       fill(this.list, sources.map((source) => this.row(source)));
       this.listStatus.textContent = sources.length
         ? `${counted(sources.length, "source")} in ${this.app.collection}`
-        : `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`;
+        : this.noSources();
     } catch (error) {
       fill(this.list);
       this.listStatus.textContent =
-        error?.code === "not_found"
-          ? `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`
-          : `Could not list the sources: ${error.message}`;
+        error?.code === "not_found" ? this.noSources() : `Could not list the sources: ${error.message}`;
     }
     if (this.searchInput.value.trim()) this.search();
+  }
+
+  /** The shown collection is empty: how to put something in it, which is not Save page
+   * alone when the saves go to another (the default) collection. */
+  noSources() {
+    const shown = this.app.collection;
+    const fallback = this.app.defaultCollection;
+    if (!fallback || fallback === shown) return `No sources in ${shown} yet: save a page, add a URL or write a note.`;
+    return `No sources in ${shown} yet. Saves go to ${fallback}, your default collection: pick ${shown} in “Save to” to save here.`;
   }
 
   statusChips(source) {
