@@ -18,7 +18,10 @@ const host = new HostClient({
   connect: () => api.runtime.connectNative(HOST_NAME),
   disconnectMessage: () => api.runtime.lastError?.message ?? null,
 });
-const extra = { lastSaved: null, lastSaveError: null };
+// install: what the host said of how it was installed ({cli, userDataDir, platform}, from
+// `host.info`), remembered across restarts: the "host missing" screen names that laika
+const extra = { lastSaved: null, lastSaveError: null, install: null };
+const INSTALL_KEY = "laikaInstall";
 const panels = new Set(); // the side panels' runtime ports
 
 // --- state: kept in storage (diagnostics), pushed to every open panel ------------------------
@@ -53,6 +56,30 @@ function announce(state) {
     message: "extension connected: ping ok",
     context: { ping_ms: state.pingMs, host_version: state.hostVersion, reconnects: state.reconnects },
   }).catch(() => {});
+  rememberInstall();
+}
+
+/** The `laika` that installed the host and the browser's profile folder, as the host reports
+ * them: kept, so that if the host goes missing later the fix names that laika. */
+async function rememberInstall() {
+  try {
+    const info = await request("host.info");
+    const text = (value) => (typeof value === "string" && value ? value : null);
+    extra.install = { cli: text(info?.cli), userDataDir: text(info?.caller?.user_data_dir), platform: text(info?.platform) };
+    publishState();
+    await api.storage?.local?.set({ [INSTALL_KEY]: extra.install });
+  } catch {
+    // an older host or a dropped port: the fix falls back to the README's command
+  }
+}
+
+async function recallInstall() {
+  const stored = await api.storage?.local?.get(INSTALL_KEY).catch(() => null);
+  const install = stored?.[INSTALL_KEY];
+  if (install && typeof install === "object" && extra.install === null) {
+    extra.install = install;
+    publishState();
+  }
 }
 
 function request(type, payload = {}, onEvent = undefined, options = {}) {
@@ -412,4 +439,5 @@ globalThis.laika = {
   },
 };
 
+recallInstall();
 host.start();

@@ -1,5 +1,5 @@
 // Top bar: the collection switcher (create, rename, delete with confirm) and the host status,
-// which names the exact fix when the host is missing.
+// which names the exact fix when the host is missing (host_fix.js).
 //
 // The switcher lists the collections that exist, nothing else: with none (a new store) it
 // says so, and Sources says what Save page will create. It picks which collection the views
@@ -7,6 +7,7 @@
 
 import { concerns } from "../ui_prefs.js";
 import { $, counted, fill, h } from "../dom.js";
+import { commandWords, hostFix } from "../host_fix.js";
 
 const STATUS_TEXT = {
   connecting: "Connecting to the Laika host…",
@@ -23,16 +24,18 @@ function browserName(api) {
   return "chromium";
 }
 
-export function installCommand(api) {
-  const browser = browserName(api);
-  const idFlag = browser === "firefox" ? "--gecko-id" : "--extension-id";
-  return `laika install --browser ${browser} ${idFlag} ${api.runtime.id}`;
+function onWindows() {
+  const platform = navigator.userAgentData?.platform ?? navigator.platform ?? "";
+  return /^win/i.test(platform);
 }
 
+/** A command to copy; shown one word per unit, so that a line breaks between words (never
+ * inside `--browser`), and a path longer than the line breaks where it must. */
 function commandLine(text) {
   const copy = h("button", { type: "button", class: "small", "aria-label": `Copy: ${text}` }, "Copy");
   copy.addEventListener("click", () => navigator.clipboard?.writeText(text).catch(() => {}));
-  return h("div", { class: "command" }, h("code", {}, text), copy);
+  const words = commandWords(text).flatMap((word, i) => [i ? " " : null, h("span", { class: "word" }, word)]);
+  return h("div", { class: "command" }, h("code", {}, words), copy);
 }
 
 function renderStatus(app, state) {
@@ -43,13 +46,22 @@ function renderStatus(app, state) {
   if (state.status === "connected") {
     fill(box, h("span", { class: "dot", "aria-hidden": "true" }), `Connected · host v${state.hostVersion ?? "?"}`);
   } else if (state.status === "missing") {
+    const fix = hostFix({
+      browser: browserName(app.api),
+      extensionId: app.api.runtime.id,
+      install: state.install ?? null, // what the host said when it last answered here
+      windows: onWindows(),
+    });
     fill(
       box,
       h("strong", {}, "The Laika host is not installed for this browser, or cannot start."),
       h("p", { class: "muted" }, `The browser said: ${state.lastError ?? "no host"}`),
-      h("p", {}, "Fix: run these two commands in a terminal, then press Retry."),
-      commandLine(installCommand(app.api)),
-      commandLine("laika doctor"),
+      h("p", { id: "host-fix-intro" }, fix.intro),
+      fix.commands.map(commandLine),
+      fix.notes.map((note) => h("p", { class: "muted host-fix-note" }, note)),
+      fix.profile
+        ? h("details", { id: "host-fix-profile" }, h("summary", {}, "Browser started with --user-data-dir?"), h("p", {}, fix.profile.text), commandLine(fix.profile.command))
+        : null,
       retry(),
     );
   } else {
