@@ -18,7 +18,10 @@ const host = new HostClient({
   connect: () => api.runtime.connectNative(HOST_NAME),
   disconnectMessage: () => api.runtime.lastError?.message ?? null,
 });
-const extra = { lastSaved: null, lastSaveError: null };
+// install: what the host said of how it was installed ({cli, userDataDir, platform}, from
+// `host.info`), remembered across restarts: the "host missing" screen names that laika
+const extra = { lastSaved: null, lastSaveError: null, install: null };
+const INSTALL_KEY = "laikaInstall";
 const panels = new Set(); // the side panels' runtime ports
 
 // --- state: kept in storage (diagnostics), pushed to every open panel ------------------------
@@ -53,6 +56,30 @@ function announce(state) {
     message: "extension connected: ping ok",
     context: { ping_ms: state.pingMs, host_version: state.hostVersion, reconnects: state.reconnects },
   }).catch(() => {});
+  rememberInstall();
+}
+
+/** The `laika` that installed the host and the browser's profile folder, as the host reports
+ * them: kept, so that if the host goes missing later the fix names that laika. */
+async function rememberInstall() {
+  try {
+    const info = await request("host.info");
+    const text = (value) => (typeof value === "string" && value ? value : null);
+    extra.install = { cli: text(info?.cli), userDataDir: text(info?.caller?.user_data_dir), platform: text(info?.platform) };
+    publishState();
+    await api.storage?.local?.set({ [INSTALL_KEY]: extra.install });
+  } catch {
+    // an older host or a dropped port: the fix falls back to the README's command
+  }
+}
+
+async function recallInstall() {
+  const stored = await api.storage?.local?.get(INSTALL_KEY).catch(() => null);
+  const install = stored?.[INSTALL_KEY];
+  if (install && typeof install === "object" && extra.install === null) {
+    extra.install = install;
+    publishState();
+  }
 }
 
 function request(type, payload = {}, onEvent = undefined, options = {}) {
@@ -93,8 +120,9 @@ async function capturePage(tabId, mode) {
   return page;
 }
 
-/** Capture the tab's page as the user sees it and store it; resolves with the host's result. */
-async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, onEvent = undefined) {
+/** Capture the tab's page as the user sees it and store it; resolves with the host's result.
+ * No `collection`: the host's configured default (`capture.default_collection`). */
+async function savePage(tabId, { collection = undefined, mode = undefined } = {}, onEvent = undefined) {
   try {
     const started = performance.now();
     const tab = await targetTab(tabId);
@@ -116,12 +144,13 @@ async function savePage(tabId, { collection = "Inbox", mode = undefined } = {}, 
   }
 }
 
-async function saveLinks(tabId, urls, collection = "Inbox") {
+async function saveLinks(tabId, urls, collection = undefined) {
   const chosen = urls ?? (await selectionLinksOf(tabId)).links.map((link) => link.url);
   const results = [];
   for (const url of chosen) {
     try {
-      results.push({ url, ok: true, result: await request("sources.add_url", { url, collection }) });
+      const payload = collection ? { url, collection } : { url };
+      results.push({ url, ok: true, result: await request("sources.add_url", payload) });
     } catch (error) {
       results.push({ url, ok: false, error: String(error?.message ?? error) });
     }
@@ -130,7 +159,7 @@ async function saveLinks(tabId, urls, collection = "Inbox") {
   return { results };
 }
 
-async function saveTabs(tabIds, collection = "Inbox") {
+async function saveTabs(tabIds, collection = undefined) {
   const ids = tabIds ?? (await openTabs()).tabs.map((tab) => tab.tabId);
   const results = [];
   for (const tabId of ids) {
@@ -339,9 +368,11 @@ function openPanel(tab) {
   return Promise.resolve();
 }
 
+/** The menu's and the keyboard's saves: to the configured default collection (the host's
+ * setting), never to whichever collection the panel showed last. */
 async function saveByUser(tab, mode) {
   try {
-    const saved = await savePage(tab?.id, { collection: await defaultCollection(), mode });
+    const saved = await savePage(tab?.id, { mode });
     if (tab?.id) await api.action.setTitle({ tabId: tab.id, title: `Saved to ${saved.collection} (${saved.outcome})` });
     if (tab?.id) await api.action.setBadgeText({ tabId: tab.id, text: "✓" });
   } catch (error) {
@@ -352,15 +383,9 @@ async function saveByUser(tab, mode) {
   }
 }
 
-async function defaultCollection() {
-  const stored = await api.storage?.local?.get("laikaPanel").catch(() => null);
-  return stored?.laikaPanel?.collection || "Inbox";
-}
-
 async function saveLinksByUser(tab) {
   try {
-    const collection = await defaultCollection();
-    const { results } = await saveLinks(tab?.id, undefined, collection);
+    const { results } = await saveLinks(tab?.id, undefined);
     const failed = results.filter((item) => !item.ok).length;
     if (tab?.id) {
       await api.action.setTitle({ tabId: tab.id, title: `Queued ${results.length - failed} links (${failed} failed)` });
@@ -414,4 +439,5 @@ globalThis.laika = {
   },
 };
 
+recallInstall();
 host.start();

@@ -409,3 +409,53 @@ def test_a_dropped_citation_keeps_its_place_so_markers_name_the_right_one(db: Pa
     assert [first["verified"], second["verified"], third["verified"]] == [1, 0, 1]
     assert [first["marker"], second["marker"], third["marker"]] == [1, 2, 3]
     assert second["reason"].startswith("rejected: the reply's citation is not valid")
+
+
+def seed_shelf(store_path: Path, count: int = 40) -> None:
+    """`count` long pages: more than the offline runtime's budget holds in full."""
+
+    async def main() -> None:
+        async with open_store(store_path) as store:
+            for n in range(count):
+                paragraphs = "".join(
+                    f"<p>Shelf {n} paragraph {k}: the barometer reading {n * 100 + k} came after "
+                    f"a long spell of weather that sailors on coast {n} still remember.</p>"
+                    for k in range(60)
+                )
+                html = f"<html><head><title>Shelf page {n}</title></head><body><article>"
+                html += f"<h1>Shelf page {n}</h1>{paragraphs}</article></body></html>"
+                capture = capture_html(html.encode(), f"https://shelf.test/{n}")
+                await store.sources.save_capture("Shelf", capture)
+
+    asyncio.run(main())
+
+
+def test_notes_about_the_pack_come_only_with_the_answer_they_apply_to(db: Path) -> None:
+    """The offline runtime reads each packed source's full text, and no prompt: a note that
+    sources "were sent as summaries ... to fit the model's context" is not true of its
+    answer. It says how many it read instead; a model's answer keeps the pack's note."""
+    seed_shelf(db)
+
+    async def main(provider: ProviderConfig | None) -> Answer:
+        async with open_store(db) as store:
+            return await ask(
+                store, "What did the barometer read on coast 7?", "Shelf", provider=provider
+            )
+
+    offline = asyncio.run(main(None))
+    assert offline.status == "ok", offline
+    assert not any("summaries" in w or "model" in w for w in offline.warnings), offline.warnings
+    [note] = [w for w in offline.warnings if "offline runtime read" in w]
+    assert note.startswith("the offline runtime read the ")
+    assert "of 40 sources" in note
+
+    reply = json.dumps({"assistant": {"markdown": "It rose."}, "citations": []})
+    server = ProviderServer([Reply(chunks=openai_sse([reply]))])
+    small = ProviderConfig(
+        id="rec", kind="openai_compatible", model="m", base_url=server.url, context_window=4096
+    )
+    try:
+        answered = asyncio.run(main(small))
+    finally:
+        server.close()
+    assert any("were sent as summaries" in w for w in answered.warnings), answered.warnings

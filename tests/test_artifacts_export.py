@@ -222,7 +222,7 @@ def test_csv_rows_hold_the_items(made: dict[str, ExportInput]) -> None:
     ]
     pros_cons = tables(made["pros-cons"])
     assert [t.name for t in pros_cons] == ["pros", "cons"]
-    with pytest.raises(NotATableError, match="--table between 1 and 2"):
+    with pytest.raises(NotATableError, match=r"no table 3: its tables are 1 \(pros\), 2 \(cons\)"):
         export(made["pros-cons"], "csv", table=3)
     with pytest.raises(NotATableError, match="no table"):
         export(made["summary"], "csv")
@@ -319,8 +319,10 @@ def test_files_are_private_named_from_the_title_and_never_overwritten(
     assert written == tmp_path / "Timeline-Demo.md"
     assert stat.S_IMODE(written.stat().st_mode) == 0o600
     assert written.read_text(encoding="utf-8") == export(made["timeline"], "md")
-    with pytest.raises(OutputExistsError, match="--force"):
+    with pytest.raises(OutputExistsError, match="choose another file name") as exists:
         export_to(store_db, artifact_id, "md", Path("Timeline-Demo.md"), tmp_path)
+    assert "--" not in str(exists.value)  # a model's tool call shows it in the panel
+    assert exists.value.cli_hint == "or pass --force to replace it"  # `laika` shows it
     assert issubclass(OutputExistsError, ClashError)
     written.write_text("old")
     export_to(store_db, artifact_id, "md", Path("Timeline-Demo.md"), tmp_path, force=True)

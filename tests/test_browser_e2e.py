@@ -25,7 +25,7 @@ from laika_host.native.install.browsers import DEV_EXTENSION_ID, GECKO_ID
 from cdp_pipe import HEADLESS_FLAGS
 from cdp_pipe import DevTools as _DevTools
 from html_server import serve
-from support import REPO, run_laika
+from support import REPO, laika_executable, run_laika
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium or Firefox
 
@@ -117,7 +117,8 @@ def test_chromium_extension_pings_the_installed_host(
     assert doctor.returncode == 1
     assert "lacks the trailing slash" in doctor.stdout
     assert "Specified native messaging host not found." in doctor.stdout
-    assert f"fix: run `laika install --browser chromium --user-data-dir {profile}`" in doctor.stdout
+    fix = f"fix: run `{laika_executable()} install --browser chromium --user-data-dir {profile}`"
+    assert fix in doctor.stdout
 
 
 def _firefox_profile(tmp_path: Path) -> Path:

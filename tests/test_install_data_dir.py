@@ -24,7 +24,7 @@ from laika_host.native.install.doctor_data import CHECK
 from laika_host.native.install.install import launcher_text, read_launcher, read_launcher_text
 
 from native_client import CHROME_ORIGIN, frame
-from support import run_laika
+from support import laika_executable, run_laika
 
 HEADER = struct.Struct("=I")
 
@@ -173,7 +173,7 @@ def test_doctor_fails_when_the_cli_uses_another_directory(
     assert level == "fail"
     assert env["LAIKA_HOME"] in text
     assert other["LAIKA_HOME"] in text
-    assert f"laika install --browser chromium --user-data-dir {profile}" in text
+    assert f"{laika_executable()} install --browser chromium --user-data-dir {profile}" in text
     done = run_laika("doctor", "--user-data-dir", str(profile), env=other)
     assert done.returncode == 1
     assert f"FAIL  {CHECK}" in done.stdout

@@ -22,7 +22,7 @@ from laika_host.native.install.doctor import (
     diagnose,
 )
 
-from support import REPO, run_laika
+from support import REPO, laika_executable, run_laika
 
 OTHER_ID = "a" * 32
 
@@ -112,9 +112,11 @@ def test_doctor_healthy_profile(env: dict[str, str], tmp_path: Path) -> None:
 def test_doctor_missing_manifest(env: dict[str, str], tmp_path: Path) -> None:
     check, says, fix = _fail(tmp_path / "empty-profile")
     assert (check, says) == ("manifest present", NOT_FOUND)
-    assert (
-        fix
-        == f"run `laika install --browser chromium --user-data-dir {tmp_path / 'empty-profile'}`"
+    profile = tmp_path / "empty-profile"
+    laika = laika_executable()  # by its absolute path: after the Quick start it is not on PATH
+    assert fix == (
+        f"run `{laika} install --browser chromium --user-data-dir {profile}`,"
+        f" then `{laika} doctor --browser chromium --user-data-dir {profile}`"
     )
 
 

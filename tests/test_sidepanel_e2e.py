@@ -18,7 +18,7 @@ from panel_browser import Page, PanelBrowser, connected_panel, shoot
 
 from html_server import serve
 from llm_servers import ProviderServer, Reply, openai_sse
-from support import REPO
+from support import REPO, laika_executable, run_laika
 
 pytestmark = pytest.mark.browser  # every test here starts Chromium
 
@@ -210,7 +210,7 @@ def test_a_verified_chip_opens_the_page_at_the_quote(browser: PanelBrowser, pane
     )
     quote = panel.eval(
         "document.querySelector('.msg.assistant:last-child .chip[data-state=verified]')"
-        ".parentElement.querySelector('.tip').textContent"
+        ".parentElement.querySelector('.tip-quote').textContent"
     )
     quote = quote[1 : quote.rindex("” —")]
     panel.click(".msg.assistant:last-child .chip[data-state=verified]")
@@ -434,8 +434,20 @@ def test_a_removed_host_manifest_shows_the_exact_fix(browser: PanelBrowser, pane
         what="the 'host missing' status after the reconnect",
     )
     text = panel.eval("document.querySelector('#host-status').textContent")
-    assert f"laika install --browser chromium --extension-id {DEV_EXTENSION_ID}" in text
-    assert "laika doctor" in text
+    # the laika that installed the host, by its absolute path (after the Quick start it is not
+    # on PATH), and this browser's profile folder: both as the host reported them when it ran
+    laika, profile = laika_executable(), browser.profile
+    commands = panel.eval(
+        "[...document.querySelectorAll('#host-status .command code')].map(c => c.textContent)"
+    )
+    assert commands == [
+        f"{laika} install --browser chromium --user-data-dir {profile}",
+        f"{laika} doctor --browser chromium --user-data-dir {profile}",
+    ], commands
+    assert DEV_EXTENSION_ID not in text  # the bundled id: what install allows anyway
     assert "Specified native messaging host not found." in text
+    # `laika doctor` names the same fix
+    doctor = run_laika("doctor", "--user-data-dir", str(profile), "--no-ping", env=browser.env)
+    assert f"fix: run `{commands[0]}`, then `{commands[1]}`" in doctor.stdout, doctor.stdout
     panel.click("#tab-sources")
     shoot(panel, "host-missing")

@@ -162,6 +162,7 @@ def test_cli_refresh_keeps_the_logged_in_copy_and_versions_recover_the_rest(
     assert text.returncode == 0
     assert "kept" in text.stdout
     assert "paywall_or_login" in text.stdout
+    assert f"to replace it anyway: laika sources refresh {source_id} --force" in text.stdout
 
     pages["/story"] = story(12, edition=1)  # a real new edition replaces it
     updated = laika_json("sources", "refresh", source_id)

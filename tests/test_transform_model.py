@@ -192,7 +192,7 @@ def test_a_stream_that_breaks_before_any_item_fails_with_the_reason(tmp_path: Pa
     assert result["status"] == "failed"
     assert artifact["items"] == []
     assert "rec gave no usable faq item" in artifact["error"]
-    assert "--provider offline" in artifact["error"]
+    assert "the offline runtime (provider `offline`" in artifact["error"]
 
 
 def slow_server(ids: dict[str, str], count: int = 40, delay: float = 0.15) -> ProviderServer:
@@ -468,4 +468,4 @@ def test_a_podcast_whose_every_line_is_by_another_speaker_fails_saying_why(tmp_p
         "rec gave no usable podcast script item (all 2 were left out: lines by speakers"
         in (artifact["error"])
     )
-    assert "--provider offline" in artifact["error"]
+    assert "offline runtime (provider `offline`" in artifact["error"]

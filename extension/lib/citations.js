@@ -6,31 +6,92 @@
 // percent-encoded by the host). Nothing here trusts it: only an absolute http(s) URL is opened.
 
 const STATES = new Set(["verified", "unverified", "rejected"]);
+const LABEL_CHARS = 32; // a chip's title, at most (with its "[n] " it fits the chip at 360 px)
 const OPENABLE = new Set(["http:", "https:"]);
 const MARKER = /\[(\d{1,3})\]/g; // the host's marker syntax (agent/verify.py); linear
 
 /**
- * What a chip shows and does for one citation.
+ * What a chip shows and does for one citation: its own source's title, shortened at a word
+ * boundary (`label`), the whole title for the tooltip (`title`).
  * @param {object} citation as the host sent it
  * @param {number} [index] its 0-based place in the result's list (the marker when none is set)
+ * @param {string} [short] the shortened title to show (chipModels picks one per answer)
  * @returns {{marker: number|null, label: string, title: string, quote: string,
  *   state: "verified"|"unverified"|"rejected", reason: string|null, href: string|null}}
  */
-export function chipModel(citation, index) {
+export function chipModel(citation, index, short = undefined) {
   const marker = Number.isInteger(citation.marker)
     ? citation.marker
     : Number.isInteger(index) ? index + 1 : null;
   const state = stateOf(citation);
   const title = titleOf(citation);
+  const shown = short ?? shortTitle(title);
   return {
     marker,
-    label: marker === null ? title : `[${marker}] ${title}`,
+    label: marker === null ? shown : `[${marker}] ${shown}`,
     title,
     quote: typeof citation.quote === "string" ? citation.quote : "",
     state,
     reason: state === "verified" ? null : (citation.reason || null),
     href: state === "verified" ? openableUrl(citation.locator) : null,
   };
+}
+
+/**
+ * The chips of one answer: each shows its own source's title, shortened; when sources with
+ * different titles would show the same shortened one (titles that start with the same site
+ * name), the words their titles share at the start are left out ("… the part that differs").
+ * @param {object[]} citations
+ */
+export function chipModels(citations) {
+  const items = Array.isArray(citations) ? citations : [];
+  const titles = items.map((citation) => titleOf(citation));
+  const shorts = titles.map((title) => shortTitle(title));
+  const clashes = new Map(); // a short title -> the different full titles showing it
+  shorts.forEach((short, i) => clashes.set(short, new Set([...(clashes.get(short) ?? []), titles[i]])));
+  return items.map((citation, i) => {
+    const rivals = [...clashes.get(shorts[i])];
+    return chipModel(citation, i, rivals.length > 1 ? distinctPart(titles[i], rivals) : shorts[i]);
+  });
+}
+
+/**
+ * `title` cut to at most `max` characters at a word boundary, with an ellipsis when cut
+ * (trailing separators such as "|", "-" or ":" dropped before it); a first word longer than
+ * `max` is cut inside. Linear in the title's length.
+ */
+export function shortTitle(title, max = LABEL_CHARS) {
+  const text = String(title ?? "").replace(/\s+/g, " ").trim();
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  let cut = chars.slice(0, max).join("");
+  const space = cut.lastIndexOf(" ");
+  if (space > 0) cut = cut.slice(0, space);
+  else cut = chars.slice(0, max - 1).join("");
+  let end = cut.length;
+  while (end > 0 && SEPARATORS.has(cut[end - 1])) end -= 1;
+  return `${cut.slice(0, end) || cut}…`;
+}
+
+const SEPARATORS = new Set([" ", "|", "-", "–", "—", ":", ",", ";", "/", "·", "•", "."]);
+
+/** The part of `title` its rivals do not share at the start (whole words), shortened. */
+function distinctPart(title, rivals) {
+  const words = (text) => text.split(" ");
+  const own = words(title);
+  let shared = own.length;
+  for (const rival of rivals) {
+    if (rival === title) continue;
+    const other = words(rival);
+    let same = 0;
+    while (same < Math.min(shared, other.length) && own[same] === other[same]) same += 1;
+    shared = same;
+  }
+  const rest = own.slice(shared).join(" ");
+  let start = 0;
+  while (start < rest.length && SEPARATORS.has(rest[start])) start += 1;
+  const tail = rest.slice(start);
+  return tail ? `…${shortTitle(tail, LABEL_CHARS - 1)}` : shortTitle(title);
 }
 
 /** The host's `state`, or one derived from `verified` for a host that predates it. */

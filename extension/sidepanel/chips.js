@@ -2,7 +2,7 @@
 // everywhere: a verified chip opens the live page at the quote (ext.open_citation), or the
 // stored copy in the reader when the page lost the words or the citation is not verified.
 
-import { chipModel } from "../lib/citations.js";
+import { chipModels } from "../lib/citations.js";
 import { fill, h } from "./dom.js";
 
 const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "rejected" };
@@ -14,7 +14,7 @@ const STATE_TEXT = { verified: "verified", unverified: "unverified", rejected: "
  */
 export function attachChips(app, { body, list, citations, from }) {
   const items = Array.isArray(citations) ? citations : [];
-  const models = items.map((citation, index) => chipModel(citation, index));
+  const models = chipModels(items); // each its own source's title, shortened per answer
   fill(list, models.map((model, i) => chip(app, model, items[i], from)));
   body.addEventListener("click", (event) => {
     const link = event.target.closest?.("a.citation");
@@ -48,7 +48,13 @@ function chip(app, model, citation, from) {
       h("span", { class: "chip-label" }, model.label),
       h("span", { class: "chip-state" }, model.state === "verified" ? "✓" : "?"),
     ),
-    h("span", { class: "tip", role: "tooltip", id: tipId }, `“${model.quote}” — ${stateText}`),
+    h(
+      "span",
+      { class: "tip", role: "tooltip", id: tipId },
+      h("strong", { class: "tip-title" }, model.title),
+      h("br"),
+      h("span", { class: "tip-quote" }, `“${model.quote}” — ${stateText}`),
+    ),
   );
 }
 

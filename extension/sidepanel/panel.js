@@ -24,8 +24,9 @@ function createApp() {
   const app = {
     api,
     host,
-    collection: "Inbox",
+    collection: null, // the collection the views show (none: the store has none yet)
     collections: [],
+    defaultCollection: null, // `capture.default_collection`, read from the host on connect
     settings: { capture: { mode: "auto", maxChars: 8000000 }, provider: "" }, // capture.js's own defaults
     request: (type, payload = {}, options = {}) => host.request(type, payload, options),
     has: (type) => host.state.capabilities.includes(type),
@@ -120,7 +121,7 @@ async function loadSettings(app) {
   app.settings = { ...app.settings, ...saved, capture: { ...app.settings.capture, ...(saved.capture ?? {}) } };
   if (saved.collection) app.collection = saved.collection;
   app.saveSettings = () =>
-    api.storage?.local?.set({ laikaPanel: { ...app.settings, collection: app.collection } }).catch(() => {});
+    api.storage?.local?.set({ laikaPanel: { ...app.settings, collection: app.collection ?? undefined } }).catch(() => {});
 }
 
 async function main() {

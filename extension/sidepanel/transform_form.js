@@ -345,6 +345,34 @@ export function exportFile(result, format) {
   return { filename: `${name}${ext}`, mime: `${base};charset=utf-8` };
 }
 
+/**
+ * The Export menu's choices for one artifact: only the formats the host says give its content
+ * (`artifacts.get`'s `export_formats`, in its order; a host that predates the field: every
+ * format), and for CSV one choice per table when there are several (`export_tables`, table n
+ * the n-th). Each: {value (the <option>'s), label, format, table (1-based, or null)}.
+ * @param {{export_formats?: unknown, export_tables?: unknown}} artifact
+ */
+export function exportChoices(artifact) {
+  const known = new Map(EXPORT_FORMATS.map((entry) => [entry.id, entry]));
+  const given = Array.isArray(artifact?.export_formats) ? artifact.export_formats : null;
+  const ids = given === null ? [...known.keys()] : [...new Set(given.filter((id) => known.has(id)))];
+  const names = Array.isArray(artifact?.export_tables)
+    ? artifact.export_tables.map((name, i) => stringOr(typeof name === "string" ? name : "", `table ${i + 1}`))
+    : [];
+  const choices = [];
+  for (const id of ids) {
+    const entry = known.get(id);
+    if (id === "csv" && names.length > 1) {
+      names.forEach((name, i) =>
+        choices.push({ value: `csv:${i + 1}`, label: `CSV table: ${humanize(name).toLowerCase()} (.csv)`, format: "csv", table: i + 1 }),
+      );
+    } else {
+      choices.push({ value: id, label: entry.label, format: id, table: null });
+    }
+  }
+  return choices;
+}
+
 /** Whether `format` can be copied as text to the clipboard (Markdown or plain text). */
 export function copyable(format) {
   return format === "md" || format === "txt";

@@ -16,11 +16,21 @@ host's start-up must stay fast.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 
 class LaikaError(Exception):
-    """An error whose message names the problem and what to do about it."""
+    """An error whose message names the problem and what to do about it, in words every
+    caller can act on: the side panel's user never typed a command, so a message names no
+    command-line flag. The `laika` command's own way out (`pass --force to replace it`) goes
+    in `cli_hint`, which only the CLI shows (tests/test_error_texts.py checks both)."""
+
+    cli_hint: str | None = None
+
+    def with_cli_hint(self, hint: str) -> Self:
+        """This error with `hint` for the `laika` command (shown after the message)."""
+        self.cli_hint = hint
+        return self
 
     def error_details(self) -> dict[str, Any] | None:
         """Machine-readable facts a client may act on (sent as the native `details`)."""

@@ -8,10 +8,12 @@ import MarkdownIt from "markdown-it";
 import {
   answerAsMarkdown,
   chipModel,
+  chipModels,
   escapeMarkdown,
   openableUrl,
   pickTab,
   sameDocument,
+  shortTitle,
 } from "../../extension/lib/citations.js";
 
 /** A text directive part, encoded as the host's agent/verify.py `_encode` does. */
@@ -152,4 +154,57 @@ test("property: an escaped quote renders as exactly its text, on one line, with 
 test("openableUrl keeps only absolute http(s)", () => {
   assert.equal(openableUrl("HTTPS://E.example"), "https://e.example/");
   assert.equal(openableUrl("mailto:a@b.example"), null);
+});
+
+test("a long title is cut at a word boundary with an ellipsis; a short one is kept whole", () => {
+  assert.equal(shortTitle("Harbour tides"), "Harbour tides");
+  assert.equal(
+    shortTitle("BMJV | Transparenz bei Preisanpassungen im Verbraucherportal"),
+    "BMJV | Transparenz bei…",
+  );
+  // separators before the cut go, a word longer than the room is cut inside
+  assert.equal(shortTitle("Das Ministerium für Club-Kultur informiert… | Die PARTEI Lübeck", 30), "Das Ministerium für…");
+  assert.equal(shortTitle("Donaudampfschifffahrtsgesellschaftskapitänsmütze", 10), "Donaudamp…");
+  assert.equal(shortTitle("  spaced\n\ttitle  "), "spaced title");
+  fc.assert(
+    fc.property(fc.string({ unit: "grapheme", maxLength: 120 }), fc.integer({ min: 4, max: 60 }), (title, max) => {
+      const short = shortTitle(title, max);
+      const whole = title.replace(/\s+/g, " ").trim();
+      assert.ok([...short].length <= max, short);
+      if ([...whole].length <= max) assert.equal(short, whole);
+      else {
+        assert.ok(short.endsWith("…"), short);
+        assert.ok(whole.startsWith(short.slice(0, -1)), `${short} is not the start of ${whole}`);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test("each chip of an answer shows its own source's title, the full one in its model", () => {
+  const site = "Stadt Lübeck – Pressemitteilungen der Hansestadt Lübeck: ";
+  const citations = [
+    verified("https://e.example/a#:~:text=x", { marker: 1, source_id: "s1", title: `${site}Neue Radwege am Hafen` }),
+    verified("https://e.example/b#:~:text=x", { marker: 2, source_id: "s2", title: `${site}Baustelle an der Obertrave` }),
+    verified("https://e.example/a#:~:text=y", { marker: 3, source_id: "s1", title: `${site}Neue Radwege am Hafen` }),
+    verified("https://e.example/c#:~:text=x", { marker: 4, source_id: "s3", title: "Harbour tides" }),
+  ];
+  const models = chipModels(citations);
+  assert.deepEqual(models.map((m) => m.title), citations.map((c) => c.title)); // tooltips: whole
+  const labels = models.map((m) => m.label);
+  assert.deepEqual(labels, [
+    "[1] …Neue Radwege am Hafen",
+    "[2] …Baustelle an der Obertrave",
+    "[3] …Neue Radwege am Hafen",
+    "[4] Harbour tides",
+  ]);
+  // the titles' own start alone would have made two sources look the same
+  assert.equal(shortTitle(citations[0].title), shortTitle(citations[1].title));
+  fc.assert(
+    fc.property(fc.array(fc.record({ title: fc.string({ maxLength: 90 }), source_id: fc.string() }), { maxLength: 8 }), (random) => {
+      const made = chipModels(random);
+      assert.equal(made.length, random.length);
+      for (const model of made) assert.ok([...model.label].length <= 40, model.label);
+    }),
+  );
 });

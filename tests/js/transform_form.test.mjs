@@ -10,6 +10,7 @@ import {
   artifactSummary,
   configFrom,
   copyable,
+  exportChoices,
   exportFile,
   fieldsOf,
   initialValues,
@@ -367,6 +368,32 @@ test("property: an export's file name is a plain name with the format's extensio
   });
   assert.equal(exportFile({}, "json").filename, "artifact.json");
   assert.deepEqual(EXPORT_FORMATS.filter((f) => copyable(f.id)).map((f) => f.id), ["md", "txt"]);
+});
+
+test("the Export menu offers what the host says this artifact gives, one CSV choice per table", () => {
+  const values = (artifact) => exportChoices(artifact).map((choice) => choice.value);
+  // a brief: no CSV (the host's field), whatever order or junk it holds
+  assert.deepEqual(values({ export_formats: ["md", "txt", "json", "html"], export_tables: [] }), ["md", "txt", "json", "html"]);
+  assert.deepEqual(values({ export_formats: ["html", "md", "exe", 7, "md"] }), ["html", "md"]);
+  assert.deepEqual(values({ export_formats: [] }), []);
+  // a table with one table: plain CSV; pros and cons: one choice each, numbered as the host's
+  assert.deepEqual(values({ export_formats: ["md", "csv"], export_tables: ["timeline"] }), ["md", "csv"]);
+  const two = exportChoices({ export_formats: ["csv"], export_tables: ["pros", "cons"] });
+  assert.deepEqual(two.map((c) => [c.value, c.format, c.table, c.label]), [
+    ["csv:1", "csv", 1, "CSV table: pros (.csv)"],
+    ["csv:2", "csv", 2, "CSV table: cons (.csv)"],
+  ]);
+  // a host that predates the field: every format, as before
+  assert.deepEqual(values({}), EXPORT_FORMATS.map((f) => f.id));
+  fc.assert(
+    fc.property(fc.record({ export_formats: fc.anything(), export_tables: fc.anything() }, { requiredKeys: [] }), (artifact) => {
+      for (const choice of exportChoices(artifact)) {
+        assert.ok(EXPORT_FORMATS.some((f) => f.id === choice.format), choice.format);
+        assert.ok(choice.table === null || (choice.format === "csv" && Number.isInteger(choice.table) && choice.table >= 1));
+        assert.ok(typeof choice.label === "string" && choice.label.length > 0);
+      }
+    }),
+  );
 });
 
 test("progress text: phases and messages made only of underscores, dots or spaces still read as text", () => {

@@ -5,11 +5,16 @@
 
 import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
+import { answerNotes } from "../answer_notes.js";
 import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
 import { streamingPreview } from "../stream_text.js";
 import { ToolCalls } from "../tool_calls.js";
+
+const ASK_HINT = "Ask a question: answers cite your saved sources.";
+const NOTHING_SAVED =
+  "Nothing is saved yet: Ask about this page answers from the page you are on (it is saved first), or save pages in Sources, then ask.";
 
 export function mountChat(app, root) {
   const view = new ChatView(app, root);
@@ -53,7 +58,7 @@ class ChatView {
       this.question,
       h("div", { class: "actions" }, this.askButton, this.stopButton, this.pageButton),
     );
-    this.empty = h("p", { class: "muted", id: "chat-empty" }, "Ask a question: answers cite your saved sources.");
+    this.empty = h("p", { class: "muted", id: "chat-empty" }, ASK_HINT);
     // approvals are announced here, politely: focus never jumps away from what the user types
     this.live = h("p", { class: "visually-hidden", id: "chat-announce", role: "status", "aria-live": "polite" });
     fill(root, this.empty, this.log, this.form, this.live);
@@ -62,6 +67,13 @@ class ChatView {
   async loadHistory() {
     if (this.app.host.state.status !== "connected" || this.controller) return;
     const generation = ++this.generation;
+    if (!this.app.collection) {
+      fill(this.log); // an empty store: nothing to show, nothing to ask yet
+      this.empty.textContent = NOTHING_SAVED;
+      this.empty.hidden = false;
+      return;
+    }
+    this.empty.textContent = ASK_HINT;
     try {
       const { events } = await this.app.request("chat.history", { collection: this.app.collection, limit: 50 });
       if (generation !== this.generation) return; // an ask or a newer load came first: keep it
@@ -83,6 +95,7 @@ class ChatView {
       answer_html: event.answer_html,
       citations: event.citations ?? [],
       warnings: [],
+      provider: event.model?.provider ?? null,
       tool_calls: event.tool_calls ?? [],
     });
     return bubble.item;
@@ -97,6 +110,7 @@ class ChatView {
     if (this.controller) return; // Ctrl+Enter while an answer runs: the typed question stays
     const question = this.question.value.trim();
     if (!question) return this.question.focus();
+    if (!this.app.collection) return this.app.toast(NOTHING_SAVED, "error"); // the question stays
     this.question.value = "";
     const payload = { question, collection: this.app.collection, ...this.providerPayload() };
     this.run(question, "Thinking…", (options) => this.app.request("chat.ask", payload, options));
@@ -108,7 +122,8 @@ class ChatView {
     if (this.controller) return;
     const question = this.question.value.trim();
     this.question.value = "";
-    const payload = { collection: this.app.collection, ...this.providerPayload() };
+    // the shown collection; none yet: the host's default, which the save creates
+    const payload = { ...(this.app.collection ? { collection: this.app.collection } : {}), ...this.providerPayload() };
     if (question) payload.question = question;
     this.run(question || "Summarize this page.", "Reading the page…", async (options) => {
       const answer = await this.app.request("ext.summarize", payload, options);
@@ -182,9 +197,7 @@ class ChatView {
     else bubble.answer.textContent = result.answer_markdown ?? "";
     bubble.item.dataset.state = "done";
     attachChips(this.app, { body: bubble.answer, list: bubble.chips, citations: result.citations, from: "chat" });
-    const notes = [];
-    if (result.status && result.status !== "ok") notes.push(`The model's answer is ${result.status.replaceAll("_", " ")}.`);
-    notes.push(...(result.warnings ?? []));
+    const notes = answerNotes(result);
     bubble.status.textContent = notes.join(" ");
     bubble.status.classList.toggle("warn", notes.length > 0);
     fill(

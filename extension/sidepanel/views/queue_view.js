@@ -43,6 +43,11 @@ export class QueueView {
     }
   }
 
+  /** Draw again (the shown collection changed: "Show" buttons follow it). */
+  refresh() {
+    this.render(this.queue.summary, this.queue.items);
+  }
+
   retry(id) {
     this.queue.retry(id);
     this.pump();
@@ -74,12 +79,25 @@ export class QueueView {
         { class: "queue-items", "aria-label": "Capture queue" },
         items.map((item) => {
           const note = item.state === "failed" ? item.reason : item.state === "done" ? item.result?.note : null;
+          const where = item.state === "done" ? item.result?.collection : null; // "Saved to ..."
+          const elsewhere = where && where !== this.app.collection && this.app.chooseCollection;
           return h(
             "li",
             { class: `queue-item status-${item.state}`, dataset: { status: item.state } },
             h("span", { class: "queue-label" }, item.work.label),
             h("span", { class: "queue-state" }, LABEL[item.state]),
             note ? h("span", { class: "queue-reason" }, note) : null,
+            elsewhere
+              ? h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "small queue-show",
+                    onclick: () => this.app.chooseCollection(where),
+                  },
+                  `Show ${where}`,
+                )
+              : null,
             item.state === "failed"
               ? h("button", { type: "button", class: "small", onclick: () => this.retry(item.id) }, "Retry")
               : null,

@@ -1,14 +1,23 @@
 // Sources: capture actions with a checkbox preview and the visible queue, FTS search with
 // highlighted snippets, the list with each source's status, add a URL or a note, refresh, delete.
+//
+// Where a save goes: the configured default collection (`capture.default_collection`), unless
+// the user picks another in "Save to" for this save (the pick applies to the next save, then
+// the choice is the default again). The collection the switcher shows is what the list shows,
+// not where pages go. Each saved item says where it went ("Saved to Reading").
 
 import { counted, fill, h, markedText, shortUrl } from "../dom.js";
 import { QueueView } from "./queue_view.js";
 
+const DEFAULT_TARGET = ""; // the Save to option for "the configured default"
+
 export function mountSources(app, root) {
   const view = new SourcesView(app, root);
   app.on("connected", () => view.reload());
-  app.on("collection", () => view.reload());
+  app.on("collection", () => (view.reload(), view.queue.refresh()));
   app.on("sources-reload", () => view.reload());
+  app.on("collections", () => view.renderTargets());
+  app.on("default-collection", () => view.renderTargets());
   return view;
 }
 
@@ -40,6 +49,9 @@ class SourcesView {
     this.list = h("ul", { class: "source-list", id: "source-list", "aria-label": "Sources" });
     this.results = h("ul", { class: "source-list", id: "search-results", "aria-label": "Search results", hidden: true });
     this.listStatus = h("p", { class: "muted", id: "sources-status", role: "status" });
+    this.target = h("select", { id: "save-to", "aria-describedby": "save-to-hint", onchange: () => this.showHint() });
+    this.targetHint = h("span", { class: "muted save-to-hint", id: "save-to-hint", hidden: true });
+    this.empty = h("div", { class: "card empty-state", id: "sources-empty", role: "note", hidden: true });
     fill(
       this.root,
       h(
@@ -50,13 +62,15 @@ class SourcesView {
         button("save-links", "Links in selection…", () => this.pickLinks()),
         button("save-tabs", "Open tabs…", () => this.pickTabs()),
       ),
+      h("div", { class: "save-to" }, h("label", { for: "save-to" }, "Save to"), this.target, this.targetHint),
+      this.empty,
       this.picker,
       this.queueBox,
-      h(
+      (this.searchForm = h(
         "form",
         { role: "search", class: "search", onsubmit: (event) => (event.preventDefault(), this.search()) },
         this.searchInput,
-      ),
+      )),
       h(
         "div",
         { class: "toolbar" },
@@ -89,7 +103,8 @@ class SourcesView {
           event.preventDefault();
           const url = input.value.trim();
           if (!url) return;
-          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url) }]);
+          const target = this.takeTarget();
+          this.queue.add([{ label: shortUrl(url), key: url, run: () => this.fetchUrl(url, target) }]);
           input.value = "";
           event.target.hidden = true;
         },
@@ -115,16 +130,19 @@ class SourcesView {
           if (!this.app.has("sources.add_note")) {
             return this.app.toast("This Laika host cannot store notes yet: update the host, then reload.", "error");
           }
+          const target = this.takeTarget();
           try {
-            const payload = { collection: this.app.collection, text: text.value };
+            const payload = { text: text.value, ...SourcesView.collectionOf(target) };
             if (title.value.trim()) payload.title = title.value.trim();
-            await this.app.request("sources.add_note", payload);
+            const saved = await this.app.request("sources.add_note", payload);
             title.value = text.value = "";
             form.hidden = true;
-            this.app.toast("Note saved.");
+            const where = saved.collection ?? target.title;
+            this.app.toast(where ? `Note saved to ${where}.` : "Note saved.");
             this.reload();
             this.app.emit("sources-changed");
           } catch (error) {
+            this.restoreTarget(target); // the note stays in the form, and so does where it goes
             this.app.fail(error);
           }
         },
@@ -137,43 +155,121 @@ class SourcesView {
     );
   }
 
-  // --- capture ---------------------------------------------------------------------
+  // --- where a save goes --------------------------------------------------------------
 
-  describeSave(saved) {
-    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
-    const note = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
-    return { ...saved, note };
+  /** The Save to choices: the default first (named when the host said which), then every
+   * other collection that exists. A pick no longer listed falls back to the default. */
+  renderTargets() {
+    const chosen = this.target.value;
+    const fallback = this.app.defaultCollection;
+    const others = this.app.collections.map((c) => c.title).filter((title) => title !== fallback);
+    fill(
+      this.target,
+      h("option", { value: DEFAULT_TARGET }, fallback ? `${fallback} (default)` : "The default collection"),
+      others.map((title) => h("option", { value: title }, title)),
+    );
+    this.target.value = others.includes(chosen) ? chosen : DEFAULT_TARGET;
+    this.showHint();
+    this.renderEmpty();
   }
 
-  savePage(tabId = undefined, label = "This page") {
-    const payload = { collection: this.app.collection, mode: this.app.settings.capture.mode };
+  /** Under a picked collection, what the pick does: it is for the next save only. */
+  showHint() {
+    const picked = this.target.value !== DEFAULT_TARGET;
+    this.targetHint.hidden = !picked;
+    const fallback = this.app.defaultCollection;
+    this.targetHint.textContent = picked
+      ? `For the next save only; then ${fallback ?? "the default collection"} again.`
+      : "";
+  }
+
+  /** An empty store: say what Save page will do, in place of an empty list. */
+  renderEmpty() {
+    const none = this.app.host.state.status === "connected" && this.app.collections.length === 0;
+    this.empty.hidden = !none;
+    this.searchForm.hidden = none; // nothing to search yet
+    if (!none) return;
+    const name = this.app.defaultCollection;
+    fill(
+      this.empty,
+      h("strong", {}, "Nothing saved yet"),
+      h(
+        "p",
+        {},
+        name
+          ? `Save page keeps the page you are on in “${name}”, your default collection: it is created with the first save.`
+          : "Save page keeps the page you are on in your default collection: it is created with the first save.",
+      ),
+      h("p", { class: "muted" }, "Save selection, Add URL and Add note save there too."),
+    );
+  }
+
+  /** Where this save goes: {title, picked: true} when the user picked a collection, else
+   * {title: the default's name (null when this host cannot say), picked: false}. The pick is
+   * for this save only: the choice goes back to the default. */
+  takeTarget() {
+    const picked = this.target.value;
+    this.target.value = DEFAULT_TARGET;
+    this.showHint();
+    if (picked !== DEFAULT_TARGET) return { title: picked, picked: true };
+    return { title: this.app.defaultCollection, picked: false };
+  }
+
+  /** A save that did not start (a refused note): its pick is the choice again. */
+  restoreTarget(target) {
+    if (!target.picked || this.target.value !== DEFAULT_TARGET) return;
+    if ([...this.target.options].some((option) => option.value === target.title)) this.target.value = target.title;
+    this.showHint();
+  }
+
+  /** The payload's collection: named only when picked (else the host applies its setting,
+   * even one changed a moment ago). */
+  static collectionOf(target) {
+    return target.picked ? { collection: target.title } : {};
+  }
+
+  // --- capture ---------------------------------------------------------------------
+
+  describeSave(saved, target) {
+    const words = { new: "new source", updated: "updated the saved copy", unchanged: "already saved, unchanged" };
+    const where = saved?.collection ?? target?.title ?? null;
+    const what = saved?.outcome === "kept" ? `kept the saved copy: ${saved.reason}` : (words[saved?.outcome] ?? saved?.outcome);
+    const note = where ? `Saved to ${where} · ${what}` : what;
+    return { ...saved, note, collection: where };
+  }
+
+  savePage(tabId = undefined, label = "This page", target = this.takeTarget()) {
+    const payload = { ...SourcesView.collectionOf(target), mode: this.app.settings.capture.mode };
     if (tabId !== undefined) payload.tabId = tabId;
     this.queue.add([
       {
         label,
         key: `page:${tabId ?? "current"}`, // a double click does not save twice
-        run: async () => this.describeSave(await this.app.request("ext.save_page", payload)),
+        run: async () => this.describeSave(await this.app.request("ext.save_page", payload), target),
       },
     ]);
   }
 
   saveSelection() {
-    const payload = { collection: this.app.collection };
+    const target = this.takeTarget();
+    const payload = SourcesView.collectionOf(target);
     this.queue.add([
       {
         label: "The selection",
-        run: async () => this.describeSave(await this.app.request("ext.save_selection", payload)),
+        run: async () => this.describeSave(await this.app.request("ext.save_selection", payload), target),
       },
     ]);
   }
 
   /** add_url, then run that job now: the queue shows the fetch's own outcome or error. */
-  async fetchUrl(url) {
-    const added = await this.app.request("sources.add_url", { url, collection: this.app.collection });
-    if (!added.job || added.job.status === "succeeded") return { note: added.outcome };
+  async fetchUrl(url, target = { title: this.app.defaultCollection, picked: false }) {
+    const added = await this.app.request("sources.add_url", { url, ...SourcesView.collectionOf(target) });
+    const where = this.app.collections.find((c) => c.id === added.source?.collection_id)?.title ?? target.title;
+    const saved = (note) => ({ note: where ? `Saved to ${where} · ${note}` : note, collection: where });
+    if (!added.job || added.job.status === "succeeded") return saved(added.outcome);
     await this.app.request("jobs.run", { max_jobs: 1 });
     const job = await this.app.request("jobs.status", { job_id: added.job.id });
-    if (job.status === "succeeded") return { note: job.outcome_reason ? `kept: ${job.outcome_reason}` : job.outcome };
+    if (job.status === "succeeded") return saved(job.outcome_reason ? `kept: ${job.outcome_reason}` : job.outcome);
     const reason = job.last_error ?? `the fetch is ${job.status}`;
     throw new Error(job.status === "queued" ? `${reason} (the host retries it later)` : reason);
   }
@@ -187,8 +283,12 @@ class SourcesView {
       this.showPicker(
         `Links in the selection (${links.length})`,
         links.map((link) => ({ key: link.url, label: link.text, detail: shortUrl(link.url) })),
-        (chosen) =>
-          this.queue.add(chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key) }))),
+        (chosen) => {
+          const target = this.takeTarget();
+          this.queue.add(
+            chosen.map((item) => ({ label: item.label, key: item.key, run: () => this.fetchUrl(item.key, target) })),
+          );
+        },
       );
     } catch (error) {
       this.app.fail(error);
@@ -202,7 +302,10 @@ class SourcesView {
       this.showPicker(
         `Open tabs (${tabs.length})`,
         tabs.map((tab) => ({ key: tab.tabId, label: tab.title, detail: shortUrl(tab.url) })),
-        (chosen) => chosen.forEach((item) => this.savePage(item.key, item.label)),
+        (chosen) => {
+          const target = this.takeTarget();
+          chosen.forEach((item) => this.savePage(item.key, item.label, target));
+        },
       );
     } catch (error) {
       this.app.fail(error);
@@ -269,21 +372,34 @@ class SourcesView {
 
   async reload() {
     if (this.app.host.state.status !== "connected") return;
+    this.renderTargets();
+    if (!this.app.collection) {
+      fill(this.list);
+      this.listStatus.textContent = "";
+      return;
+    }
     this.listStatus.textContent = "Loading…";
     try {
       const { sources } = await this.app.request("sources.list", { collection: this.app.collection, limit: 200 });
       fill(this.list, sources.map((source) => this.row(source)));
       this.listStatus.textContent = sources.length
         ? `${counted(sources.length, "source")} in ${this.app.collection}`
-        : `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`;
+        : this.noSources();
     } catch (error) {
       fill(this.list);
       this.listStatus.textContent =
-        error?.code === "not_found"
-          ? `No sources in ${this.app.collection} yet: save a page, add a URL or write a note.`
-          : `Could not list the sources: ${error.message}`;
+        error?.code === "not_found" ? this.noSources() : `Could not list the sources: ${error.message}`;
     }
     if (this.searchInput.value.trim()) this.search();
+  }
+
+  /** The shown collection is empty: how to put something in it, which is not Save page
+   * alone when the saves go to another (the default) collection. */
+  noSources() {
+    const shown = this.app.collection;
+    const fallback = this.app.defaultCollection;
+    if (!fallback || fallback === shown) return `No sources in ${shown} yet: save a page, add a URL or write a note.`;
+    return `No sources in ${shown} yet. Saves go to ${fallback}, your default collection: pick ${shown} in “Save to” to save here.`;
   }
 
   statusChips(source) {
@@ -307,7 +423,14 @@ class SourcesView {
               class: "small",
               "aria-label": `Refresh ${title}`,
               onclick: () =>
-                this.queue.add([{ label: `Refresh: ${title}`, key: source.url, run: () => this.fetchUrl(source.url) }]),
+                this.queue.add([
+                  {
+                    label: `Refresh: ${title}`,
+                    key: source.url,
+                    // its own collection: a refresh never moves a source
+                    run: () => this.fetchUrl(source.url, { title: this.app.collection, picked: true }),
+                  },
+                ]),
             },
             "Refresh",
           )

@@ -1,7 +1,13 @@
 // Top bar: the collection switcher (create, rename, delete with confirm) and the host status,
-// which names the exact fix when the host is missing.
+// which names the exact fix when the host is missing (host_fix.js).
+//
+// The switcher lists the collections that exist, nothing else: with none (a new store) it
+// says so, and Sources says what Save page will create. It picks which collection the views
+// show; where a save goes is Sources' "Save to" (the configured default unless picked).
 
+import { concerns } from "../ui_prefs.js";
 import { $, counted, fill, h } from "../dom.js";
+import { commandWords, hostFix } from "../host_fix.js";
 
 const STATUS_TEXT = {
   connecting: "Connecting to the Laika host…",
@@ -18,16 +24,18 @@ function browserName(api) {
   return "chromium";
 }
 
-export function installCommand(api) {
-  const browser = browserName(api);
-  const idFlag = browser === "firefox" ? "--gecko-id" : "--extension-id";
-  return `laika install --browser ${browser} ${idFlag} ${api.runtime.id}`;
+function onWindows() {
+  const platform = navigator.userAgentData?.platform ?? navigator.platform ?? "";
+  return /^win/i.test(platform);
 }
 
+/** A command to copy; shown one word per unit, so that a line breaks between words (never
+ * inside `--browser`), and a path longer than the line breaks where it must. */
 function commandLine(text) {
   const copy = h("button", { type: "button", class: "small", "aria-label": `Copy: ${text}` }, "Copy");
   copy.addEventListener("click", () => navigator.clipboard?.writeText(text).catch(() => {}));
-  return h("div", { class: "command" }, h("code", {}, text), copy);
+  const words = commandWords(text).flatMap((word, i) => [i ? " " : null, h("span", { class: "word" }, word)]);
+  return h("div", { class: "command" }, h("code", {}, words), copy);
 }
 
 function renderStatus(app, state) {
@@ -38,13 +46,22 @@ function renderStatus(app, state) {
   if (state.status === "connected") {
     fill(box, h("span", { class: "dot", "aria-hidden": "true" }), `Connected · host v${state.hostVersion ?? "?"}`);
   } else if (state.status === "missing") {
+    const fix = hostFix({
+      browser: browserName(app.api),
+      extensionId: app.api.runtime.id,
+      install: state.install ?? null, // what the host said when it last answered here
+      windows: onWindows(),
+    });
     fill(
       box,
       h("strong", {}, "The Laika host is not installed for this browser, or cannot start."),
       h("p", { class: "muted" }, `The browser said: ${state.lastError ?? "no host"}`),
-      h("p", {}, "Fix: run these two commands in a terminal, then press Retry."),
-      commandLine(installCommand(app.api)),
-      commandLine("laika doctor"),
+      h("p", { id: "host-fix-intro" }, fix.intro),
+      fix.commands.map(commandLine),
+      fix.notes.map((note) => h("p", { class: "muted host-fix-note" }, note)),
+      fix.profile
+        ? h("details", { id: "host-fix-profile" }, h("summary", {}, "Browser started with --user-data-dir?"), h("p", {}, fix.profile.text), commandLine(fix.profile.command))
+        : null,
       retry(),
     );
   } else {
@@ -62,7 +79,22 @@ async function retryHost(app) {
   }
 }
 
-async function loadCollections(app) {
+/** `capture.default_collection`: where a save goes unless the user picks another. Kept in
+ * `app.defaultCollection` (null when this host cannot say: it then decides alone). */
+async function loadDefaultCollection(app) {
+  if (app.host.state.status !== "connected" || !app.has("config.get")) return;
+  try {
+    const { value } = await app.request("config.get", { path: "capture.default_collection" });
+    app.defaultCollection = typeof value === "string" && value.trim() ? value : null;
+  } catch {
+    app.defaultCollection = null; // a host without the registry: it still applies its default
+  }
+  app.emit("default-collection", app.defaultCollection);
+}
+
+/** The real list; the shown collection kept when it still exists, else the default one, else
+ * the first, else none (an empty store). `announce`: tell the views when that changed. */
+async function loadCollections(app, { announce = true } = {}) {
   if (app.host.state.status !== "connected") return;
   try {
     const { collections } = await app.request("collections.list");
@@ -71,28 +103,38 @@ async function loadCollections(app) {
     app.fail(error);
     return;
   }
+  const before = app.collection;
   if (!app.collections.some((c) => c.title === app.collection)) {
-    app.collection = app.collections.find((c) => c.title === "Inbox")?.title ?? app.collections[0]?.title ?? "Inbox";
+    const fallback = app.collections.find((c) => c.title === app.defaultCollection) ?? app.collections[0];
+    app.collection = fallback?.title ?? null;
   }
   renderCollections(app);
+  if (app.collection !== before) {
+    app.saveSettings?.();
+    if (announce) app.emit("collection", app.collection);
+  }
+  app.emit("collections", app.collections);
 }
 
 function renderCollections(app) {
   const select = $("#collection");
-  const titles = app.collections.map((c) => c.title);
-  if (!titles.includes(app.collection)) titles.unshift(app.collection);
+  const none = app.collections.length === 0;
   fill(
     select,
-    titles.map((title) => {
-      const count = app.collections.find((c) => c.title === title)?.source_count ?? 0;
-      return h("option", { value: title, selected: title === app.collection }, `${title} (${count})`);
-    }),
+    none
+      ? h("option", { value: "" }, "No collections yet")
+      : app.collections.map((c) =>
+          h("option", { value: c.title, selected: c.title === app.collection }, `${c.title} (${c.source_count})`),
+        ),
   );
-  select.value = app.collection;
+  select.value = app.collection ?? "";
+  select.disabled = none;
+  $("#collection-rename").disabled = none;
+  $("#collection-delete").disabled = none;
 }
 
 function choose(app, title) {
-  app.collection = title;
+  app.collection = title || null;
   app.saveSettings?.();
   renderCollections(app);
   app.emit("collection", title);
@@ -137,8 +179,7 @@ async function deleteCollection(app) {
   try {
     await app.request("collections.delete", { collection: current });
     app.collections = app.collections.filter((c) => c.title !== current);
-    app.collection = "Inbox";
-    await loadCollections(app);
+    await loadCollections(app); // the default one, else the first, else none
     choose(app, app.collection);
     app.toast(`Deleted “${current}”.`);
   } catch (error) {
@@ -151,11 +192,19 @@ export function mountTopbar(app) {
   app.host.onState((state) => {
     renderStatus(app, state);
     const connected = state.status === "connected";
-    if (connected && !wasConnected) loadCollections(app).then(() => app.emit("connected", state));
+    if (connected && !wasConnected) {
+      loadDefaultCollection(app)
+        .then(() => loadCollections(app, { announce: false }))
+        .then(() => app.emit("connected", state));
+    }
     wasConnected = connected;
   });
   renderStatus(app, app.host.state);
   renderCollections(app);
+  app.chooseCollection = (title) => choose(app, title);
+  app.on("config.changed", (data) => {
+    if (concerns(data?.paths, ["capture.default_collection"])) loadDefaultCollection(app);
+  });
   $("#collection").addEventListener("change", (event) => choose(app, event.target.value));
   $("#collection-new").addEventListener("click", () => createCollection(app));
   $("#collection-rename").addEventListener("click", () => renameCollection(app));

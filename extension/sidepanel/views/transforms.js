@@ -9,9 +9,9 @@ import { attachChips } from "../chips.js";
 import { counted, fill, h } from "../dom.js";
 import { describeError } from "../errors.js";
 import {
-  EXPORT_FORMATS,
   artifactSummary,
   configFrom,
+  exportChoices,
   exportFile,
   fieldsOf,
   initialValues,
@@ -144,11 +144,8 @@ class TransformsView {
     this.viewStatus = h("p", { class: "msg-status", id: "artifact-status", role: "status" });
     this.body = h("article", { class: "answer artifact-body", id: "artifact-body", "aria-labelledby": "artifact-title" });
     this.chips = h("ul", { class: "chips", id: "artifact-chips", "aria-label": "Citations" });
-    this.format = h(
-      "select",
-      { id: "export-format" },
-      EXPORT_FORMATS.map((format) => h("option", { value: format.id }, format.label)),
-    );
+    this.format = h("select", { id: "export-format" }); // filled per artifact (render)
+    this.choices = [];
     const button = (id, text, onclick, extra = {}) => h("button", { type: "button", id, onclick, ...extra }, text);
     return h(
       "div",
@@ -228,6 +225,12 @@ class TransformsView {
     if (this.app.host.state.status !== "connected") return;
     const generation = ++this.listGeneration;
     const collection = this.app.collection;
+    if (!collection) {
+      this.listTitle.textContent = "Artifacts";
+      fill(this.list);
+      this.listStatus.textContent = "Nothing saved yet: an artifact is made from saved pages. Save some in Sources first.";
+      return;
+    }
     this.listTitle.textContent = `Artifacts in ${collection}`;
     try {
       const { artifacts } = await this.app.request("artifacts.list", { collection });
@@ -280,6 +283,10 @@ class TransformsView {
 
   submit() {
     if (!this.selected || this.runId) return;
+    if (!this.app.collection) {
+      this.formError.textContent = "Nothing is saved yet: save pages in Sources first, then make an artifact from them.";
+      return;
+    }
     const { type, fields, inputs } = this.selected;
     const { config, errors } = configFrom(fields, readValues(fields, inputs));
     showFieldErrors(fields, inputs, errors);
@@ -478,9 +485,18 @@ class TransformsView {
       if (heading?.localName === "h1" && heading.textContent.trim() === view.title) heading.remove(); // shown above
     }
     else body.append(h("pre", { class: "markdown" }, artifact.content_markdown ?? ""));
+    this.showExports(artifact);
     this.body.replaceWith(body); // a fresh element: no click handler of the last artifact stays
     this.body = body;
     attachChips(this.app, { body, list: this.chips, citations: artifact.citations, from: "transforms" });
+  }
+
+  /** The Export menu: only what the host can make of this artifact (no CSV of a brief). */
+  showExports(artifact) {
+    const chosen = this.format.value;
+    this.choices = exportChoices(artifact);
+    fill(this.format, this.choices.map((choice) => h("option", { value: choice.value }, choice.label)));
+    if (this.choices.some((choice) => choice.value === chosen)) this.format.value = chosen;
   }
 
   rerun() {
@@ -491,16 +507,19 @@ class TransformsView {
     this.run({ type: artifact.type, title, config: artifact.config ?? {}, collection, force: true });
   }
 
-  async exported(format) {
-    const result = await this.app.request("artifacts.export", { artifact_id: this.artifact.id, format });
+  async exported(format, table = null) {
+    const payload = { artifact_id: this.artifact.id, format };
+    if (table) payload.table = table;
+    const result = await this.app.request("artifacts.export", payload);
     return { ...exportFile(result, format), content: String(result.content ?? "") };
   }
 
   async download() {
     if (!this.artifact) return;
-    const format = this.format.value;
+    const choice = this.choices.find((entry) => entry.value === this.format.value);
+    if (!choice) return;
     try {
-      const file = await this.exported(format);
+      const file = await this.exported(choice.format, choice.table);
       const url = URL.createObjectURL(new Blob([file.content], { type: file.mime }));
       const link = h("a", { href: url, download: file.filename, hidden: true });
       document.body.append(link);

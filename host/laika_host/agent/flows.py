@@ -319,8 +319,8 @@ class _Turn:
             left_out = tools_that_fit(self.provider, self.max_tokens, self.tools)[1]
             if left_out and answer.status != "error" and answer.fallback is None:
                 answer.warnings.append(left_out)
-        note = self.pack.note()
-        if note:
+        note = self.pack.note() if self._model_answered(answer) else None
+        if note:  # the offline runtime's answer carries its own (`_offline`)
             answer.warnings.insert(0, note)
         answer.coverage = coverage_of(self.pack, answer.citations)
         if _uncited(answer):
@@ -339,6 +339,11 @@ class _Turn:
             task=task,
         )
         return answer
+
+    def _model_answered(self, answer: Answer) -> bool:
+        """Whether the model this turn's pack was made for wrote the answer (not the offline
+        runtime, asked or as a fallback): only then does the pack's note apply."""
+        return self.provider is not None and answer.fallback is None
 
     async def _answer(
         self, task: Task, offline: Callable[[], Answer], correlation: str, facts: TurnFacts
@@ -524,7 +529,9 @@ def _offline(question: str, pack: Pack) -> Answer:
     citations = [{"doc_id": q.source_id, "quote": q.quote} for q in result.citations]
     verification = verify_citations(citations, pack.sources, result.markdown)
     status: Status = "ok" if result.supported else "unsupported"
-    return Answer(status, result.markdown, _shown(verification), warnings=verification.warnings)
+    note = pack.offline_note()
+    warnings = [*([note] if note else []), *verification.warnings]
+    return Answer(status, result.markdown, _shown(verification), warnings=warnings)
 
 
 async def _with_model(

@@ -73,7 +73,8 @@ class Pack:
         }
 
     def note(self) -> str | None:
-        """What the answer must admit about the pack, for the user."""
+        """What a model's answer must admit about the pack it was sent, for the user (the
+        offline runtime reads no prompt: `offline_note`)."""
         left = self.left_out
         if not any(left.values()):
             return None
@@ -91,6 +92,18 @@ class Pack:
             verb = "was" if self.unlisted == 1 else "were"
             note += f"; {count(self.unlisted, 'more source')} {verb} not sent at all"
         return note + "."
+
+    def offline_note(self) -> str | None:
+        """What the offline runtime's answer must admit: it reads the full stored text of
+        every source the pack took (a summary tier is still read whole), none of the rest."""
+        left = len(self.left_out["titles_only"])
+        if not left:
+            return None
+        read = len({s.source_id for s in self.sources})
+        return (
+            f"the offline runtime read the {read} most relevant of {read + left} sources; "
+            f"{left} were left out to bound its work: ask about them by name to bring them in"
+        )
 
 
 def count(number: int, noun: str) -> str:

@@ -1,5 +1,6 @@
 """How every `laika` command fails on an error Laika raised on purpose: one line,
-`laika: <message>`, on stderr (the message already names the problem and the fix), then the
+`laika: <message>`, on stderr (the message already names the problem and the fix; the
+error's `cli_hint`, a command-line way out such as a flag, follows in parentheses), then the
 exit status of the error's category (`laika_host.errors.EXIT_CODES`).
 
 Commands do not catch these errors themselves: the group does, once, so two commands cannot
@@ -21,7 +22,8 @@ def fail(error: LaikaError) -> NoReturn:
     """Report `error` and exit with its category's status."""
     from ._output import echo  # on failure only: `laika host` starts for every browser port
 
-    echo(f"laika: {error}", err=True)
+    hint = f" ({error.cli_hint})" if error.cli_hint else ""
+    echo(f"laika: {error}{hint}", err=True)
     sys.exit(exit_code(error))
 
 

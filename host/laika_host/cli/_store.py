@@ -9,6 +9,7 @@ from typing import TypeVar
 import click
 
 from ..controls import strip_controls
+from ..defaults import DEFAULT_COLLECTION
 from ..store import Store, open_store
 
 T = TypeVar("T")
@@ -18,6 +19,13 @@ collection_option = click.option(
     "-c",
     default=None,
     help="Collection title or id.",
+)
+save_collection_option = click.option(
+    "--collection",
+    "-c",
+    default=None,
+    help="Store into this collection (title or id; created if missing). Default: the "
+    f"setting capture.default_collection ({DEFAULT_COLLECTION} unless changed).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 allow_private_option = click.option(

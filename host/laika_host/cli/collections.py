@@ -25,7 +25,10 @@ def list_collections(as_json: bool) -> None:
         print_json({"collections": [c.to_json() for c in found]})
         return
     if not found:
-        echo(f"no collections yet: `laika capture PAGE` saves into {DEFAULT_COLLECTION}")
+        from ..service.capture_settings import default_collection
+
+        where = default_collection()
+        echo(f"no collections yet: `laika capture PAGE` saves into {where} (created then)")
         return
     rows = [[c.title, str(c.source_count), c.updated_at, c.id] for c in found]
     echo(table(rows, ["TITLE", "SOURCES", "UPDATED", "ID"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,8 @@ _user_data_dir_option = click.option(
     "--user-data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="A Chrome-family --user-data-dir: use <DIR>/NativeMessagingHosts/.",
+    help="The profile folder of a Chrome-family browser started with --user-data-dir DIR: "
+    "use DIR/NativeMessagingHosts/ (the only place that browser then looks).",
 )
 _extension_id_option = click.option(
     "--extension-id",
@@ -56,11 +58,14 @@ def install(
 ) -> None:
     """Register the host with your browsers (user level, no root needed).
 
-    Writes one launcher that pins this Python interpreter and this data directory
-    (LAIKA_HOME, or the platform's default), and a host manifest where each browser looks
-    for it. Run `laika doctor` afterwards to check the connection.
+    Writes one launcher that pins this Python interpreter, this data directory (LAIKA_HOME,
+    or the platform's default) and the path of this `laika` (which the side panel names in
+    a fix), and a host manifest where each browser looks for it. A browser started with
+    --user-data-dir DIR reads manifests only from DIR/NativeMessagingHosts/: pass the same
+    --user-data-dir here. Run `laika doctor` afterwards to check the connection.
     """
     from ..native.install.browsers import DEV_EXTENSION_ID, select
+    from ..native.install.commands import laika_executable, shell_word
     from ..native.install.install import install as do_install
     from ..native.install.install import pinned_data_dir
 
@@ -75,7 +80,10 @@ def install(
         where = f" (registry {item.registry_key})" if item.registry_key else ""
         echo(f"{item.browser.key:9} {item.manifest}{where}")
     echo(f"data directory {pinned_data_dir()} (pinned in the launcher: the browser uses it too)")
-    echo("installed; check with `laika doctor`")
+    check = [shell_word(laika_executable() or "laika"), "doctor"]
+    if user_data_dir is not None:
+        check += ["--user-data-dir", shell_word(os.path.abspath(user_data_dir))]
+    echo(f"installed; check with `{' '.join(check)}`")
 
 
 @click.command()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..defaults import DEFAULT_COLLECTION, LIST_LIMIT, MAX_CLI_LIST_LIMIT
+from ..defaults import LIST_LIMIT, MAX_CLI_LIST_LIMIT
 from ..service import sources as service
 from ._output import echo, print_json
 from ._store import (
@@ -16,6 +16,7 @@ from ._store import (
     collection_option,
     json_option,
     run_with_store,
+    save_collection_option,
     shorten,
     table,
 )
@@ -94,7 +95,7 @@ def versions(source_id: str, as_json: bool) -> None:
 
 @sources.command("add")
 @click.argument("url")
-@collection_option
+@save_collection_option
 @click.option("--queue-only", is_flag=True, help="Queue the capture; do not fetch now.")
 @allow_private_option
 @json_option
@@ -104,14 +105,14 @@ def add(
     """Add a URL and capture it (fetched by the host: pages that need no login). An
     address on your own machine or network needs --allow-private-address (for this capture,
     now or queued) or the setting capture.allow_private_addresses."""
-    from ..service.capture_settings import private_addresses_allowed
+    from ..service.capture_settings import default_collection, private_addresses_allowed
 
     allowed = private_addresses_allowed(allow_private)
     added = run_with_store(
         lambda store: service.add_url(
             store,
             url,
-            collection=collection or DEFAULT_COLLECTION,
+            collection=default_collection(collection),
             capture_now=not queue_only,
             allow_private=allowed,
         )
@@ -128,14 +129,16 @@ def add(
 @sources.command("note")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--title", help="The note's title (default: its first line).")
-@collection_option
+@save_collection_option
 @json_option
 def note(file: str, title: str | None, collection: str | None, as_json: bool) -> None:
     """Add a Markdown note from FILE (`-` for standard input)."""
+    from ..service.capture_settings import default_collection
+
     text = sys.stdin.read() if file == "-" else _read_text(Path(file))
     saved = run_with_store(
         lambda store: service.add_note(
-            store, text, collection=collection or DEFAULT_COLLECTION, title=title
+            store, text, collection=default_collection(collection), title=title
         )
     )
     if as_json:
@@ -183,6 +186,8 @@ def refresh(
     echo(f"{source.id} {outcome}: version {source.capture_version} (job {job.id})")
     if job.outcome_reason:
         echo(f"why: {job.outcome_reason}")
+    if job.outcome == "kept":
+        echo(f"to replace it anyway: laika sources refresh {source.id} --force")
     if job.last_error:
         echo(f"last error: {job.last_error}", err=True)
 

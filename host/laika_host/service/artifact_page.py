@@ -13,7 +13,7 @@ from typing import Any
 from ..render.answer_html import answer_to_html
 from ..store import Store
 from ..transform import get_artifact
-from ..transform.export import checked_items
+from ..transform.export import checked_items, export_formats, table_names
 from ..transform.render import Markers
 
 
@@ -28,10 +28,18 @@ def numbered_citations(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def page(view: dict[str, Any]) -> dict[str, Any]:
-    """`view` with `html` (safe, markers linked or flagged) and `citations` (chat's shape)."""
+    """`view` with `html` (safe, markers linked or flagged), `citations` (chat's shape) and
+    what it can be exported as: `export_formats` (a UI offers these and no other) and
+    `export_tables` (the CSV tables' names; `table` n is the n-th)."""
     citations = numbered_citations(view)
     markdown = str(view.get("content_markdown") or "")
-    return {**view, "html": answer_to_html(markdown, citations), "citations": citations}
+    return {
+        **view,
+        "html": answer_to_html(markdown, citations),
+        "citations": citations,
+        "export_formats": export_formats(view),
+        "export_tables": table_names(view),
+    }
 
 
 async def open_artifact(store: Store, artifact_id: str) -> dict[str, Any]:

@@ -3,12 +3,12 @@ cancel.
 
 Writing a file is where a model's text meets the user's disk, so the rules are strict and
 decided here once:
-- a relative `--output` resolves against the working directory and must stay inside it (after
+- a relative output path resolves against the working directory and must stay inside it (after
   following symlinks in its directories): `../x` and a symlinked folder leading out are
   refused; an absolute path is the user's explicit choice and is allowed;
 - the file itself is never written through a symlink (refused even with `force`), and an
   existing file is replaced only with `force` (atomically, via a temporary file);
-- a directory as `--output` gets a safe file name made from the artifact's title;
+- a directory as the output gets a safe file name made from the artifact's title;
 - files are created 0600 (the artifact quotes the user's captured pages).
 """
 
@@ -52,7 +52,7 @@ class UnsafeOutputError(RefusedError):
 
 
 class OutputExistsError(ClashError):
-    """The output file exists and `--force` was not given."""
+    """The output file exists and `force` was not given."""
 
 
 async def list_collection_artifacts(
@@ -230,7 +230,7 @@ def checked_output(output: Path, cwd: Path) -> Path:
     for candidate in (lexical, real):
         if candidate != base and base not in candidate.parents:
             raise UnsafeOutputError(
-                f"--output {output} leads outside the working directory {base}: give a path "
+                f"the output {output} leads outside the working directory {base}: give a path "
                 "inside it, or an absolute path if you mean another place"
             )
     return lexical
@@ -240,14 +240,14 @@ def _check_target(path: Path, force: bool) -> None:
     if path.is_symlink():
         raise UnsafeOutputError(
             f"{path} is a symbolic link: Laika does not write through links; choose another "
-            "--output"
+            "file name"
         )
     if not path.parent.is_dir():
         raise RefusedError(f"the folder {path.parent} does not exist: create it first")
     if path.exists() and not force:
-        raise OutputExistsError(f"{path} exists: pass --force to replace it")
+        raise exists(path)
     if path.exists() and not path.is_file():
-        raise UnsafeOutputError(f"{path} is not a regular file: choose another --output")
+        raise UnsafeOutputError(f"{path} is not a regular file: choose another file name")
 
 
 def _refuse_store_file(path: Path, database: Path) -> None:
@@ -257,8 +257,14 @@ def _refuse_store_file(path: Path, database: Path) -> None:
         if os.path.realpath(path) == os.path.realpath(own):
             raise UnsafeOutputError(
                 f"{path} is Laika's database file: writing the export over it would lose "
-                "every saved source; choose another --output"
+                "every saved source; choose another file name"
             )
+
+
+def exists(path: Path) -> OutputExistsError:
+    """The file is there: another name, or (the `laika` command's flag) replace it."""
+    error = OutputExistsError(f"{path} exists: choose another file name")
+    return error.with_cli_hint("or pass --force to replace it")
 
 
 def write_private(path: Path, text: str, *, force: bool) -> None:
@@ -271,7 +277,7 @@ def write_private(path: Path, text: str, *, force: bool) -> None:
         try:
             descriptor = os.open(path, flags, 0o600)
         except FileExistsError:
-            raise OutputExistsError(f"{path} exists: pass --force to replace it") from None
+            raise exists(path) from None
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
         return

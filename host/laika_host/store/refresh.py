@@ -32,13 +32,13 @@ def keep_reason(saved_text_chars: int, saved_signals: list[str], capture: Captur
         return (
             f"the new capture shows {', '.join(new_blocks)}, which the saved copy did not (a "
             "login wall or a block page?); kept the saved copy. Save the page from the browser "
-            "while logged in, or refresh with --force to replace it anyway"
+            "while logged in, or delete the saved copy to keep the new one"
         )
     if saved_text_chars and len(capture.text) < MIN_TEXT_RATIO * saved_text_chars:
         return (
             f"the new capture has {len(capture.text):,} characters of text, less than half of "
             f"the saved {saved_text_chars:,} (a login wall or a broken page?); kept the saved "
-            "copy. Refresh with --force to replace it anyway"
+            "copy (delete it to keep the new one)"
         )
     return None
 

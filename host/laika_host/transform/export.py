@@ -224,13 +224,38 @@ def _skipped_before_a_field(char: str) -> bool:
 
 def tables(source: ExportInput) -> list[Table]:
     """The artifact's tables: one per table-like type (pros-cons: pros and cons)."""
-    kind = str(source.artifact.get("type"))
+    return artifact_tables(source.artifact)
+
+
+def export_formats(artifact: dict[str, Any]) -> list[str]:
+    """The formats that give this artifact's content, in `FORMATS` order: every one but
+    `csv`, which needs a table type and at least one row (what a UI offers; `export` still
+    writes a header-only CSV of an empty table when asked)."""
+    try:
+        has_rows = any(table.rows for table in artifact_tables(artifact))
+    except NotATableError:
+        has_rows = False
+    return [fmt for fmt in FORMATS if fmt != "csv" or has_rows]
+
+
+def table_names(artifact: dict[str, Any]) -> list[str]:
+    """The names of the artifact's CSV tables: table n (1-based) is the n-th; none when it
+    is not a table type."""
+    try:
+        return [table.name for table in artifact_tables(artifact)]
+    except NotATableError:
+        return []
+
+
+def artifact_tables(artifact: dict[str, Any]) -> list[Table]:
+    """`tables` of the artifact as stored."""
+    kind = str(artifact.get("type"))
     if kind not in TABLE_TYPES:
         raise NotATableError(
-            f"a {kind} artifact has no table to export as CSV: CSV is for "
-            f"{', '.join(sorted(TABLE_TYPES))}; use --format md, txt, json or html"
+            f"a {kind} artifact has no table to export as CSV (CSV is for "
+            f"{', '.join(sorted(TABLE_TYPES))}): export it as md, txt, json or html"
         )
-    items = checked_items(source.artifact)
+    items = checked_items(artifact)
     if kind == "pros-cons":
         groups = [
             (name, [i for i in items if i.data.get("side") == side])
@@ -269,6 +294,13 @@ def _citations_cell(item: CheckedItem) -> str:
     )
 
 
+def _which_tables(found: list[Table]) -> str:
+    if not found:
+        return "it has no items to put in a table: export it as md, txt, json or html"
+    named = ", ".join(f"{n} ({t.name})" for n, t in enumerate(found, start=1))
+    return f"its tables are {named}"
+
+
 def table_csv(table: Table) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -281,9 +313,7 @@ def to_csv(source: ExportInput, table: int = 1) -> str:
     """Table number `table` (1-based) as CSV."""
     found = tables(source)
     if not 1 <= table <= len(found):
-        raise NotATableError(
-            f"this artifact has {len(found)} table(s): pass --table between 1 and {len(found)}"
-        )
+        raise NotATableError(f"this artifact has no table {table}: {_which_tables(found)}")
     return table_csv(found[table - 1])
 
 

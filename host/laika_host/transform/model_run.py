@@ -156,7 +156,8 @@ class ModelContext:
         why = problem or "it wrote no valid item"
         raise ModelFailedError(
             f"{self.provider.id} gave no usable {self.spec.title.lower()} item ({why}). Run it "
-            "again, try a larger model, or use --provider offline (always available)"
+            "again, try a larger model, or use the offline runtime (provider `offline`, always "
+            "available)"
         )
 
 
@@ -270,6 +271,6 @@ async def single_phase(context: ModelContext) -> None:
         why = left_out[0] if left_out else "none fitted the request"
         raise ModelFailedError(
             f"{context.provider.id} gave no usable {context.spec.title.lower()} item (all "
-            f"{received} were left out: {why}). Run it again, try a larger model, or use "
-            "--provider offline (always available)"
+            f"{received} were left out: {why}). Run it again, try a larger model, or use the "
+            "offline runtime (provider `offline`, always available)"
         )

@@ -69,8 +69,9 @@ def resolve(type_id: str, config: object) -> tuple[TransformType, TransformConfi
     try:
         validated = validate_config(spec.config, config)
     except ConfigError as error:
-        raise InvalidInputError(
-            f"{type_id}: {error}. `laika transform list --json` shows each type's settings"
+        refused = InvalidInputError(f"{type_id}: {error}")
+        raise refused.with_cli_hint(
+            "`laika transform list --json` shows each type's settings"
         ) from None
     if spec.coming:
         raise InvalidInputError(spec.coming)
@@ -94,7 +95,8 @@ async def run_transform(
     deterministic = spec.deterministic or provider is None
     refusal = spec.offline_refuses(validated) if deterministic and spec.offline_refuses else None
     if refusal:
-        raise InvalidInputError(f"{type_id}: {refusal}")
+        refused = InvalidInputError(f"{type_id}: {refusal}")
+        raise refused.with_cli_hint("`--provider ID` runs it with a model")
     corpus = await load_corpus(store, collection)
     if provider is not None and not spec.deterministic:  # the window its server runs
         provider = await with_window(provider)

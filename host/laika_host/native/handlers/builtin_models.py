@@ -57,6 +57,11 @@ class InfoResult(BaseModel):
     transport: str
     caller: dict[str, Any]
     data_dir: str
+    cli: str | None = Field(
+        description="The absolute path of the `laika` command that installed this host (the "
+        "launcher's LAIKA_CLI), else of the one beside its interpreter; what the extension "
+        "shows in a fix when the host goes missing."
+    )
     log_file: str
     uptime_seconds: float
     inflight: int

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ... import __version__
 from ...paths import data_dir, logs_dir
 from ..errors import ErrorCode, HostError
+from ..install.commands import pinned_cli
 from ..transport import framing
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ async def info(_: None, ctx: RequestContext) -> dict[str, Any]:
         "transport": session.options.transport,
         "caller": session.options.caller.to_json(),
         "data_dir": str(data_dir()),
+        "cli": pinned_cli(),
         "log_file": str(logs_dir() / "host.log"),
         "uptime_seconds": round(time.monotonic() - session.started, 3),
         "inflight": len(session.inflight_ids()),

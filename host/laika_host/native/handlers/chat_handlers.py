@@ -24,7 +24,9 @@ from .chat_models import ChatAsk, ChatHistory, PageSummarize
 from .store_handlers import observed_page
 
 
-def _options(payload: ChatAsk | PageSummarize, ctx: RequestContext, store: Store) -> AskOptions:
+def _options(
+    payload: ChatAsk | PageSummarize, ctx: RequestContext, store: Store, collection: str
+) -> AskOptions:
     provider = ProviderChoice(payload.provider)
     runner = None
     if payload.tools:
@@ -33,10 +35,10 @@ def _options(payload: ChatAsk | PageSummarize, ctx: RequestContext, store: Store
             offered_tools(extension=True),
             extension=True,
             emit=lambda event: ctx.emit("tool_call", event),
-            options=ExecuteOptions(provider=provider, collection=payload.collection),
+            options=ExecuteOptions(provider=provider, collection=collection),
         )
     return AskOptions(
-        collection=payload.collection,
+        collection=collection,
         provider=provider,
         max_tokens=payload.max_tokens,
         on_delta=lambda text: ctx.emit("delta", {"text": text}),
@@ -46,7 +48,8 @@ def _options(payload: ChatAsk | PageSummarize, ctx: RequestContext, store: Store
 
 async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
-    answer = await ask_service.ask(store, payload.question, _options(payload, ctx, store))
+    options = _options(payload, ctx, store, payload.collection)
+    answer = await ask_service.ask(store, payload.question, options)
     return answer_json(answer)
 
 
@@ -56,11 +59,13 @@ async def chat_history(payload: ChatHistory, ctx: RequestContext) -> dict[str, A
 
 
 async def page_summarize(payload: PageSummarize, ctx: RequestContext) -> dict[str, Any]:
+    from ...service.capture_settings import default_collection
+
     store = await ctx.session.resources.store()
     answer = await summarize_page(
         store,
         observed_page(payload),
-        _options(payload, ctx, store),
+        _options(payload, ctx, store, default_collection(payload.collection)),
         question=payload.question,
         mode=payload.mode,
     )

@@ -56,7 +56,11 @@ class PageSummarize(ObservedPagePayload):
         default=None,
         description="The user's question about this page; absent or blank: summarize it.",
     )
-    collection: CollectionRef = DEFAULT_COLLECTION
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed), "
+        "where a saved page goes.",
+    )
     provider: ProviderRef | None = None
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
     tools: bool = Field(default=True, description=TOOLS_FLAG)

@@ -123,13 +123,13 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
     """A URL for the host to fetch (a tab showing a PDF): an address on the user's machine
     or network only with the setting `capture.allow_private_addresses` (the page the user
     sees is saved from its DOM instead, `sources.save_page`, which fetches nothing)."""
-    from ...service.capture_settings import private_addresses_allowed
+    from ...service.capture_settings import default_collection, private_addresses_allowed
 
     store = await ctx.session.resources.store()
     added = await sources.add_url(
         store,
         payload.url,
-        collection=payload.collection,
+        collection=default_collection(payload.collection),
         origin="extension",
         allow_private=private_addresses_allowed(),
     )
@@ -138,9 +138,11 @@ async def sources_add_url(payload: AddUrl, ctx: RequestContext) -> dict[str, Any
 
 async def sources_add_note(payload: AddNote, ctx: RequestContext) -> SavedSource:
     """A typed note as a source: shown as typed, never as markup."""
+    from ...service.capture_settings import default_collection
+
     store = await ctx.session.resources.store()
     return await sources.add_typed_note(
-        store, payload.text, collection=payload.collection, title=payload.title
+        store, payload.text, collection=default_collection(payload.collection), title=payload.title
     )
 
 

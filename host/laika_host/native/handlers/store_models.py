@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from ...defaults import (
-    DEFAULT_COLLECTION,
     LIST_LIMIT,
     MAX_JOBS_PER_RUN,
     MAX_LIST_LIMIT,
@@ -114,7 +113,10 @@ MAX_NOTE_TEXT = 500_000
 class AddNote(StrictPayload):
     """A note the user typed: plain text, stored so that it shows as typed."""
 
-    collection: CollectionRef = DEFAULT_COLLECTION
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
+    )
     title: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     text: Annotated[str, Field(min_length=1, max_length=MAX_NOTE_TEXT)]
 
@@ -136,7 +138,10 @@ class SourceLookupResult(BaseModel):
 
 class AddUrl(StrictPayload):
     url: WebUrl
-    collection: CollectionRef = DEFAULT_COLLECTION
+    collection: CollectionRef | None = Field(
+        default=None,
+        description="None: the settings' `capture.default_collection` (Inbox unless changed).",
+    )
 
 
 class SearchQuery(StrictPayload):

@@ -13,6 +13,7 @@ from .chat_models import CitationResult, ProviderRef
 from .store_models import CollectionRef
 
 ArtifactId = Annotated[str, Field(pattern=r"^art_[0-9a-f]{32}$", description="An artifact's id.")]
+ExportFormat = Literal["md", "txt", "json", "csv", "html"]
 TypeId = Annotated[str, Field(min_length=1, max_length=64, description="A transform type's id.")]
 
 
@@ -38,7 +39,7 @@ class ArtifactTarget(StrictPayload):
 
 class ArtifactExport(StrictPayload):
     artifact_id: ArtifactId
-    format: Literal["md", "txt", "json", "csv", "html"]
+    format: ExportFormat
     table: Annotated[int, Field(ge=1, le=MAX_PAYLOAD_INT)] | None = Field(
         default=None, description="CSV only: which table (1-based); the first when absent."
     )
@@ -69,6 +70,14 @@ class ArtifactPage(ArtifactView):
     )
     citations: list[CitationResult] = Field(  # type: ignore[assignment]
         description="One per marker `[n]` (`marker` = n), in chat's citation shape."
+    )
+    export_formats: list[ExportFormat] = Field(
+        description="The `artifacts.export` formats that give this artifact's content, in "
+        "this order: md, txt, json and html always, csv only for a table type with rows."
+    )
+    export_tables: list[str] = Field(
+        description="The names of its CSV tables (`table` n is the n-th); empty when it is "
+        "not a table type."
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import doctor_data
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
+from .commands import fix_command, laika_executable
 from .findings import Finding
 from .install import env_python_ok, read_launcher
 
@@ -93,21 +94,42 @@ def skipped(browser: Browser) -> BrowserReport:
     return report
 
 
+def fix_commands(browser: Browser, options: DoctorOptions) -> tuple[str, str]:
+    """The install command that fixes this browser, and the doctor command that checks it,
+    naming this `laika` by its absolute path, as the side panel's "host missing" screen does
+    (`commands.fix_command`)."""
+    cli = laika_executable()
+    words: dict[str, Any] = {
+        "cli": cli,
+        "family": browser.family,
+        "user_data_dir": os.path.abspath(options.user_data_dir) if options.user_data_dir else None,
+        "extension_ids": options.extension_ids,
+        "gecko_ids": options.gecko_ids,
+    }
+    return (
+        fix_command("install", browser.key, **words),
+        fix_command("doctor", browser.key, **words),
+    )
+
+
 def _install_command(browser: Browser, options: DoctorOptions) -> str:
-    command = f"laika install --browser {browser.key}"
-    if options.user_data_dir and browser.family == "chromium":
-        command += f" --user-data-dir {options.user_data_dir}"
-    for extension_id in options.extension_ids:
-        command += f" --extension-id {extension_id}"
-    return command
+    return fix_commands(browser, options)[0]
 
 
 def _check(report: BrowserReport, options: DoctorOptions) -> None:
     browser, path, add = report.browser, report.manifest, report.findings.append
     firefox = browser.family == "firefox"
-    fix = f"run `{_install_command(browser, options)}`"
+    install, check = fix_commands(browser, options)
+    fix = f"run `{install}`"
     if not path.is_file():
-        add(Finding("fail", "manifest present", f"no file at {path}", _not_found(firefox), fix))
+        missing = f"{fix}, then `{check}`"
+        if not firefox and options.user_data_dir is None:
+            missing += (
+                "; a browser started with --user-data-dir DIR (a profile folder of its own) "
+                "reads the manifest only from DIR/NativeMessagingHosts: add "
+                "`--user-data-dir DIR` to both"
+            )
+        add(Finding("fail", "manifest present", f"no file at {path}", _not_found(firefox), missing))
         return
     add(Finding("ok", "manifest present", str(path)))
     try:

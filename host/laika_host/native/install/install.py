@@ -22,6 +22,7 @@ from typing import Any
 
 from ...paths import data_dir, ensure_private_dir
 from .browsers import GECKO_ID, HOST_NAME, Browser, chrome_origin
+from .commands import CLI_VARIABLE, laika_executable
 
 LAUNCHER_NAME = "laika-native-host"
 HOME_VARIABLE = "LAIKA_HOME"
@@ -43,14 +44,19 @@ def launcher_path(directory: Path | None = None) -> Path:
     return (directory or data_dir() / "bin") / f"{LAUNCHER_NAME}{suffix}"
 
 
-def launcher_text(python: str = sys.executable, home: Path | None = None) -> str:
+def launcher_text(
+    python: str = sys.executable, home: Path | None = None, cli: str | None = None
+) -> str:
     """The script the browser executes: this interpreter, running the host module, with the
-    data directory `laika install` ran with (`home`, default: this process's)."""
+    data directory `laika install` ran with (`home`, default: this process's) and the path of
+    the `laika` that ran it (`cli`, exported as LAIKA_CLI: the panel's "host missing" screen
+    names it)."""
     pinned = str(home or pinned_data_dir())
     if sys.platform == "win32":
         batch_home = pinned.replace("%", "%%")  # a batch file expands %NAME%
+        batch_cli = f'set "{CLI_VARIABLE}={cli.replace("%", "%%")}"\r\n' if cli else ""
         return (
-            f'@echo off\r\nset "{HOME_VARIABLE}={batch_home}"\r\n'
+            f'@echo off\r\nset "{HOME_VARIABLE}={batch_home}"\r\n{batch_cli}'
             f'"{python}" -m laika_host.native %*\r\n'
         )
     return (
@@ -59,7 +65,8 @@ def launcher_text(python: str = sys.executable, home: Path | None = None) -> str
         "# interpreter and the data directory install ran with (so the browser's host and the\n"
         "# CLI share one store). Re-run `laika install` after moving either.\n"
         f"export {HOME_VARIABLE}={shlex.quote(pinned)}\n"
-        f'exec {shlex.quote(python)} -m laika_host.native "$@"\n'
+        + (f"export {CLI_VARIABLE}={shlex.quote(cli)}\n" if cli else "")
+        + f'exec {shlex.quote(python)} -m laika_host.native "$@"\n'
     )
 
 
@@ -70,11 +77,15 @@ def pinned_data_dir() -> Path:
 
 
 def write_launcher(
-    path: Path | None = None, python: str = sys.executable, home: Path | None = None
+    path: Path | None = None,
+    python: str = sys.executable,
+    home: Path | None = None,
+    cli: str | None = None,
 ) -> Path:
     target = path or launcher_path()
     ensure_private_dir(target.parent)
-    target.write_text(launcher_text(python, home), encoding="utf-8", newline="")
+    text = launcher_text(python, home, cli if cli is not None else laika_executable())
+    target.write_text(text, encoding="utf-8", newline="")
     target.chmod(0o700)  # only this user runs it (the browser runs as this user)
     return target
 

@@ -13,6 +13,8 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from .session import Caller, Session, SessionOptions
 
@@ -37,6 +39,41 @@ def parse_browser_args(argv: Sequence[str]) -> Caller:
         else:
             other.append(arg)
     return Caller(browser, origin, extension_id, manifest, parent, tuple(other))
+
+
+USER_DATA_DIR_FLAG = "--user-data-dir"
+
+
+def user_data_dir_of(arguments: Sequence[str], cwd: str | None = None) -> str | None:
+    """The `--user-data-dir` of a Chrome-family browser's command line (`--flag=DIR` or
+    `--flag DIR`; the last one wins, as in Chromium), made absolute against the browser's
+    working directory `cwd`; None without one."""
+    found = None
+    for index, arg in enumerate(arguments):
+        if arg.startswith(f"{USER_DATA_DIR_FLAG}="):
+            found = arg.partition("=")[2]
+        elif arg == USER_DATA_DIR_FLAG and index + 1 < len(arguments):
+            found = arguments[index + 1]
+    if not found:
+        return None
+    if not os.path.isabs(found) and cwd:
+        found = os.path.join(cwd, found)
+    return os.path.normpath(found)
+
+
+def browser_user_data_dir(pid: int | None = None) -> str | None:
+    """The profile folder of the browser that started this host (its parent process: the
+    browser starts the launcher, which `exec`s Python): read from /proc on Linux, where
+    Chromium with `--user-data-dir` reads host manifests only from DIR/NativeMessagingHosts.
+    None elsewhere or when it cannot be read."""
+    parent = os.getppid() if pid is None else pid
+    try:
+        raw = Path(f"/proc/{parent}/cmdline").read_bytes()
+        cwd = os.readlink(f"/proc/{parent}/cwd")
+    except OSError:
+        return None
+    arguments = [part.decode("utf-8", "surrogateescape") for part in raw.split(b"\0") if part]
+    return user_data_dir_of(arguments, cwd)
 
 
 TERMINAL_NOTICE = """\
@@ -77,6 +114,8 @@ def run_host(argv: Sequence[str]) -> int:
 
     configure_logging()
     caller = parse_browser_args(argv)
+    if caller.browser == "chromium":
+        caller = replace(caller, user_data_dir=browser_user_data_dir())
     log.info("host starting for %s", caller.to_json() or "an unknown caller")
     prefer_the_loop()
     asyncio.run(_serve_stdio(frames_fd, caller))

@@ -66,6 +66,9 @@ class Caller:
     manifest_path: str | None = None
     parent_window: str | None = None
     other_args: tuple[str, ...] = ()
+    user_data_dir: str | None = None
+    """The profile folder a Chrome-family browser was started with (`--user-data-dir`), read
+    from the browser's command line (Linux); None without one, or when it cannot be read."""
 
     def to_json(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if value not in (None, ())}

@@ -100,7 +100,7 @@ def prepare_socket_path(path: Path) -> None:
     if not path.exists() and not path.is_symlink():
         return
     if not path.is_socket():
-        raise FileExistsError(f"{path} exists and is not a socket; choose another --socket path")
+        raise FileExistsError(f"{path} exists and is not a socket; choose another socket path")
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.connect(str(path))

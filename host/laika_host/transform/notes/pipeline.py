@@ -212,7 +212,8 @@ async def run_notes(run: StagedRun) -> None:
     if run.model is not None and not len(pipeline.book):
         raise ModelFailedError(
             f"{run.model.provider.id} gave no usable knowledge note ({pipeline.why_empty()}). "
-            "Run it again, try a larger model, or use --provider offline (always available)"
+            "Run it again, try a larger model, or use the offline runtime (provider `offline`, "
+            "always available)"
         )
 
 

@@ -129,7 +129,7 @@ class ModelRuntime(Runtime):
         self.reason = (
             f"{self.context.provider.id} gave no usable reply past a break in the {phase} "
             f"phase ({problem}); what came before is kept and the next run continues from "
-            "it. Run it again, or use --provider offline"
+            "it. Run it again, or use the offline runtime (provider `offline`)"
         )
 
 

@@ -55,8 +55,8 @@ def _offline_columns(config: DataTableConfig) -> str | None:
         return None
     return (
         f"the offline runtime cannot fill chosen columns ({', '.join(config.columns)}): it "
-        "fills Quantity and Statement from the figures it finds; run it with a model "
-        "(--provider ID) or leave `columns` out"
+        "fills Quantity and Statement from the figures it finds; choose a model to run it, or "
+        "leave `columns` out"
     )
 
 
