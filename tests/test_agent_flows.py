@@ -432,7 +432,7 @@ def seed_shelf(store_path: Path, count: int = 40) -> None:
 
 def test_notes_about_the_pack_come_only_with_the_answer_they_apply_to(db: Path) -> None:
     """The offline runtime reads each packed source's full text, and no prompt: a note that
-    sources "were sent as summaries ... to fit the model's context" is not true of its
+    sources were "sent in part, to fit the model's context" is not true of its
     answer. It says how many it read instead; a model's answer keeps the pack's note."""
     seed_shelf(db)
 
@@ -458,4 +458,6 @@ def test_notes_about_the_pack_come_only_with_the_answer_they_apply_to(db: Path) 
         answered = asyncio.run(main(small))
     finally:
         server.close()
-    assert any("were sent as summaries" in w for w in answered.warnings), answered.warnings
+    assert any(
+        w.startswith("Sent in part, to fit the model's context:") for w in answered.warnings
+    ), answered.warnings

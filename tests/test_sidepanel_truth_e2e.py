@@ -6,7 +6,7 @@ the real host, on a store that starts empty as a new user's does:
   one the switcher shows, and says where it went; a collection picked in "Save to" is for that
   save only;
 - each citation chip shows its own source's title, shortened at a word boundary, the whole
-  title in its tooltip, and no note that does not apply (no "sent as summaries" under an
+  title in its tooltip, and no note that does not apply (no "sent in part" note under an
   answer no model wrote);
 - the Export menu offers only what the host can make of the artifact (no CSV for a brief,
   CSV for a table type that has rows).

@@ -96,7 +96,7 @@ class Pack:
     def offline_note(self) -> str | None:
         """What the offline runtime's answer must admit: it reads the full stored text of
         every source the pack took (a summary tier is still read whole), none of the rest."""
-        left = len(self.left_out["titles_only"])
+        left = len(self.left_out["titles_only"]) + self.unlisted
         if not left:
             return None
         read = len({s.source_id for s in self.sources})
