@@ -3,6 +3,11 @@
     .venv/bin/python bench/retrieval.py [--corpus DIR] [--distractors 10000] [--show]
         [--no-offline] [--json FILE]
 
+(`--corpus` defaults to `$LAIKA_CAPTURE_DEV`, else `shared/corpora/capture-dev` beside the
+clone.) About 4 minutes for the real pages alone on 2 busy cores; with 10,000 distractors
+another 10-25 (storing them through the store's API, one transaction each as the host saves a
+capture, took 174 s; each pack over 10k sources takes most of a second today).
+
 The questions (`bench/data/retrieval_questions.json`) were written by hand from the stored
 captures of capture-dev pages: for each answerable one, the page, the question in a reader's
 words (a third of them paraphrased, sharing few content words with the answer), and the
@@ -23,17 +28,19 @@ the same titles and texts, queried with every word of the question OR-ed (no sto
 AND-first), the ranked sources packed whole (their Markdown, costed with the product's own
 token estimate) while they fit the same budget.
 
-`--distractors N` then adds N synthetic sources to the same collection and measures again.
-A distractor recombines paragraphs of the capture-dev pages that have no question (a run of
-one page's paragraphs with paragraphs of one or two other pages spliced in, the sentences of
-some paragraphs reshuffled), 1-12k characters, so it reads like a real article in the corpus's
-languages and competes on vocabulary; no paragraph holding an evidence sentence is used. The
-real pages are spread at random among them in insertion order (a collection grows over time).
+`--distractors N` then measures again over a second store, where the same pages are spread
+at random (in insertion order: a collection grows over time) among N synthetic sources of the
+same collection. A distractor recombines paragraphs of the capture-dev pages that have no
+question (a run of one page's paragraphs with paragraphs of one or two other pages spliced
+in, the sentences of some paragraphs reshuffled), 1-12k characters, so it reads like a real
+article in the corpus's languages and competes on vocabulary; no paragraph holding an
+evidence sentence is used.
 
 The offline answer path (`laika ask --provider offline`: `flows.ask` without a provider and
 without tools) is measured too: on the questions no page answers, the share it abstains
 (status `unsupported`); on the others, the share with a verified citation of the right page.
-Its peer runs the same offline runtime over the FTS5 peer's pack at the same budget.
+Its peer runs the same offline runtime over the FTS5 peer's pack at the offline path's budget
+(`flows.MAX_PACK_TOKENS`).
 
 Goals (issue 26): evidence reached >= 95% at 8,192 and >= 90% at 2,048 over the real pages,
 >= 90% at 8,192 with 10,000 distractors; offline abstention >= 90%, right page cited >= 85%.
@@ -45,6 +52,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import re
 import sqlite3
@@ -57,7 +65,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "capture-dev"
+DEFAULT_CORPUS = Path(
+    os.environ.get("LAIKA_CAPTURE_DEV") or ROOT.parent / "shared" / "corpora" / "capture-dev"
+)
 QUESTIONS = ROOT / "bench" / "data" / "retrieval_questions.json"
 COLLECTION = "Retrieval bench"
 WINDOWS = (8_192, 2_048)
@@ -65,6 +75,7 @@ GOALS = {8_192: 0.95, 2_048: 0.90}
 DISTRACTOR_GOAL = (8_192, 0.90, 10_000)  # window, share, at least this many distractors
 ABSTAIN_GOAL = 0.90
 CITE_GOAL = 0.85
+PEER_LIMIT = 200  # as many hits as the product's search returns (flows.SEARCH_LIMIT)
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^\W\d_])")
 
@@ -150,7 +161,8 @@ class Peer:
             return []
         query = " OR ".join(f'"{word}"' for word in words)
         rows = self.db.execute(
-            "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs)", (query,)
+            "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
+            (query, PEER_LIMIT),
         ).fetchall()
         return [self.sources[rowid - 1] for (rowid,) in rows]
 
@@ -649,12 +661,14 @@ def main() -> int:
     if not (args.corpus / "expectations.json").is_file():
         print(f"capture-dev corpus not found at {args.corpus}; pass --corpus", file=sys.stderr)
         return 2
+    started = time.perf_counter()
     phases = asyncio.run(run(args))
     goals = report(phases, budgets(), load_questions(args.questions))
     if args.show:
         show_misses(phases)
     if args.json:
         dump(phases, args.json)
+    print(f"(the whole run took {time.perf_counter() - started:.0f} s)")
     return 0 if all(value >= goal for _, value, goal in goals) else 1
 
 
