@@ -447,9 +447,26 @@ async def measure_phase(
         )
         collection = await store.collections.get(COLLECTION)
         answerable = [q for q in questions if q["answerable"]]
+        await check_stored(store, answerable, page_ids)
         await measure_packs(store, collection, peer, answerable, budget, phase=phase)
         if offline:
             await measure_offline(store, collection, peer, questions, page_ids, phase=phase)
+
+
+async def check_stored(
+    store: Any, answerable: list[dict[str, Any]], page_ids: dict[str, str]
+) -> None:
+    """Say so when an evidence is not in its source as stored and redacted on the way to a
+    model: no pack could carry it, and the question measures nothing."""
+    from laika_host.redact import redact_text
+
+    for item in answerable:
+        detail = await store.sources.get(page_ids[item["page"]])
+        if norm(item["evidence"]) not in norm(redact_text(detail.markdown or "")):
+            print(
+                f"warning: the evidence of {item['page']} is not in its stored source",
+                file=sys.stderr,
+            )
 
 
 async def run(args: argparse.Namespace) -> list[Phase]:
