@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from laika_host.llm.offline import Passage, answer, sentences
+from hypothesis import given
+from hypothesis import strategies as st
+
+from laika_host.llm.offline import Passage, _inflected, answer, sentences
 
 TIDES = Passage(
     "src_tides",
@@ -65,3 +68,36 @@ def test_a_question_about_the_gist_gets_the_opening_sentences() -> None:
 def test_a_summary_of_several_sources_gives_each_its_say() -> None:
     result = answer("What are these sources about?", [TIDES, BREAD])
     assert [q.source_id for q in result.citations][:2] == ["src_tides", "src_bread"]
+
+
+TECH = [
+    Passage(
+        "src_1",
+        "Retailers capitalize on consumer rage with loud new adverts. "
+        "The new phone ships with a faster chip and a larger battery this autumn. "
+        "Analysts expect the chip shortage to ease by the end of the year.",
+    )
+]
+
+
+def test_a_question_its_sources_do_not_cover_is_declined_naming_what_is_missing() -> None:
+    """Over tech news, "capital of France" matched "capitalize on consumer rage": a
+    derivation is not the word asked, and France is nowhere."""
+    result = answer("What is the capital of France?", TECH)
+    assert not result.supported
+    assert result.citations == []
+    assert "“capital”, “france”" in result.markdown
+    assert result.markdown.startswith("Your sources do not answer this")
+
+
+def test_a_question_they_cover_in_other_inflections_is_answered() -> None:
+    result = answer("Which chips ship in the new phones?", TECH)
+    assert result.supported
+    assert "faster chip" in result.citations[0].quote
+
+
+@given(st.text(alphabet="abcdefghiklmnorstuy", min_size=3, max_size=9))
+def test_a_word_is_its_own_inflection_and_any_inflection_reads_both_ways(word: str) -> None:
+    assert _inflected(word, word)
+    for ending in ("s", "ed", "ing"):
+        assert _inflected(word, word + ending) == _inflected(word + ending, word)

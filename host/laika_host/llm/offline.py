@@ -27,6 +27,9 @@ RELATED_WEIGHT = 0.5
 """A synonym of a question word counts this much of the word itself."""
 NUMBER_BONUS = 1.5
 """Weight of a sentence holding a number or a month when the question asks for one."""
+COVER_SHARE = 0.2
+"""The best sentence must cover this share of the question's word weight (rarer words weigh
+more), or the answer says the sources do not cover the question."""
 KEEP_SHARE = 0.4
 """Sentences scoring under this share of the best one are not worth showing."""
 _WORD = re.compile(r"[^\W_]+")
@@ -101,6 +104,11 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
         return summary(passages, limit=limit)
     candidates = [(p.source_id, s) for p in passages for s in p.sentences()]
     ranked = _rank(wanted, candidates, numeric=bool(_ASKS_NUMBER.search(question)))
+    top = [sentence for score, _, sentence in ranked[:MAX_SENTENCES] if score > 0]
+    missing = _uncovered(question, wanted, candidates, top)
+    if missing:
+        named = ", ".join(f"“{w}”" for w in _words_of(question, missing))
+        return _unsupported(question, f"no passage speaks of {named}")
     best: list[Quote] = []
     for score, source_id, sentence in ranked:
         if score <= 0 or len(best) == limit or score < KEEP_SHARE * ranked[0][0]:
@@ -157,6 +165,78 @@ def _rank(
         scored.append((score, source_id, sentence))
     scored.sort(key=lambda item: -item[0])
     return scored
+
+
+def _uncovered(
+    question: str, wanted: set[str], candidates: list[tuple[str, str]], best: list[str]
+) -> set[str]:
+    """The question's words that the best-covering of the `best` sentences leaves out, when
+    they weigh more than what it covers: a question's rarest words name what it is about
+    ("capital of France" over tech news matched "capitalize on consumer rage"; France was
+    nowhere). Weights are the words' inverse frequencies over the packed sentences; a word
+    no sentence holds weighs most. None left out: the question is covered."""
+    total = len(candidates)
+    holding = Counter(t for _, sentence in candidates for t in set(terms(sentence)) if t in wanted)
+
+    def weight(term: str) -> float:
+        return math.log(1 + (total - holding[term] + 0.5) / (holding[term] + 0.5))
+
+    asked = _forms(question)
+    covers = [_covered_as_asked(asked, sentence) for sentence in best]
+    covered = max(covers, key=lambda found: sum(map(weight, found)), default=set())
+    left = wanted - covered
+    share = sum(map(weight, covered)) / (sum(map(weight, wanted)) or 1.0)
+    return left if share < COVER_SHARE else set()
+
+
+_INFLECTIONS = frozenset({"", "s", "es", "ed", "d", "ing", "er", "est", "ly", "ies", "en", "e"})
+"""Endings that keep a word's meaning (tide, tides; feed, feeding). A derivation changes it:
+"capitalize" is not about a capital, so it covers no question about one."""
+
+
+def _forms(text: str) -> dict[str, set[str]]:
+    """Each content stem of `text` with the words it came from."""
+    forms: dict[str, set[str]] = {}
+    for word in (w.lower() for w in _WORD.findall(text)):
+        if word not in STOPWORDS and word not in _ASKING and (len(word) > 1 or word.isdigit()):
+            forms.setdefault(stem(word), set()).add(word)
+    return forms
+
+
+def _covered_as_asked(asked: dict[str, set[str]], sentence: str) -> set[str]:
+    """The asked stems the sentence holds as an inflection of the word asked (or a synonym)."""
+    held = _forms(sentence)
+    covered = set()
+    for term, words in asked.items():
+        if any(r in held for r in _RELATED.get(term, ())) or any(
+            _inflected(asked_word, word) for asked_word in words for word in held.get(term, ())
+        ):
+            covered.add(term)
+    return covered
+
+
+def _inflected(asked: str, word: str) -> bool:
+    """Whether one word is the other, or its root with an inflection's ending: tide/tides,
+    study/studies, run/running, bake/baked; not capital/capitalize."""
+    short, long_ = sorted((asked, word), key=len)
+    roots = {short}
+    for suffix in _SUFFIXES:
+        if short.endswith(suffix) and len(short) - len(suffix) >= 3:
+            roots.add(short[: -len(suffix)])
+            break
+    if short.endswith("y"):
+        roots.add(short[:-1] + "i")
+    for root in roots:
+        for grown in (root, root + root[-1:]):  # run -> runn-ing
+            if long_.startswith(grown) and long_[len(grown) :] in _INFLECTIONS:
+                return True
+    return False
+
+
+def _words_of(question: str, stems: set[str]) -> list[str]:
+    """The question's own words for `stems`, in its order, each once."""
+    words = [w for w in _WORD.findall(question) if stem(w.lower()) in stems]
+    return list(dict.fromkeys(w.lower() for w in words))[:4]
 
 
 def _expanded(wanted: set[str]) -> dict[str, float]:
@@ -222,6 +302,8 @@ _GENERIC_WORDS = (
 )
 _GENERIC = frozenset(stem(word) for word in _GENERIC_WORDS.split())
 _QUESTION_WORDS = """what why how when where which who whom whose about does did do is are
+    should would could can may might must will shall often much many was were has have had
+    tell explain describe mention say says said
     wann warum wieso weshalb welche welcher welches welchem welchen woher wohin wo
     quand pourquoi comment quel quelle quels quelles où qué cuándo cómo dónde por"""
 _ASKING = frozenset(_QUESTION_WORDS.split())
