@@ -316,8 +316,9 @@ def budgets() -> dict[int, int]:
             base_url="http://127.0.0.1:9/v1",
             context_window=window,
         )
-        offered = flows.tools_that_fit(provider, DEFAULT_MAX_TOKENS, runner)[0]
-        found[window] = flows.budget_for(provider, DEFAULT_MAX_TOKENS, offered)
+        max_tokens = flows.reply_tokens(provider, DEFAULT_MAX_TOKENS)  # as `flows.ask` does
+        offered = flows.tools_that_fit(provider, max_tokens, runner)[0]
+        found[window] = flows.budget_for(provider, max_tokens, offered)
     return found
 
 
