@@ -7,6 +7,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { JSDOM, VirtualConsole } from "jsdom";
 
 import { serializePage } from "../../extension/lib/capture.js";
@@ -108,4 +109,47 @@ test("a fixed box inside a shadow root is found through its host and marked in p
   );
   assert.match(html, /<div class="wall" data-laika-overlay><p>Accept all cookies\?<\/p><\/div>/);
   assert.equal(marks(html), 1);
+});
+
+// Any tree of boxes, some fixed, some hidden, some carrying the page's own data-laika-*
+// attributes, and any hit: exactly the outermost fixed ancestor-or-self of the hit is marked,
+// when the walk writes it (neither it nor an ancestor hidden); nothing else ever is.
+const box = (depth) => fc.record({
+  fixed: fc.boolean(),
+  hidden: fc.boolean(),
+  own: fc.boolean(),
+  children: depth === 0 ? fc.constant([]) : fc.array(box(depth - 1), { maxLength: 3 }),
+});
+const boxes = box(3);
+
+function build(box, list, parents) {
+  const id = `n${list.length}`;
+  list.push({ id, box, parents });
+  const attributes = [
+    `id="${id}"`,
+    box.fixed ? 'style="position: fixed"' : "",
+    box.hidden ? "hidden" : "",
+    box.own ? 'data-laika-overlay data-laika-frame="https://evil.test/"' : "",
+  ].filter(Boolean).join(" ");
+  const inner = box.children.map((child) => build(child, list, [...parents, id])).join("");
+  return `<div ${attributes}>Box ${id} ${inner}</div>`;
+}
+
+test("property: only the outermost fixed box over the hit is marked, when it is written", () => {
+  fc.assert(
+    fc.property(fc.array(boxes, { minLength: 1, maxLength: 3 }), fc.nat(), fc.boolean(), (roots, pick, none) => {
+      const list = [];
+      const body = roots.map((root) => build(root, list, [])).join("");
+      const hit = none ? null : list[pick % list.length];
+      const html = serialize(body, hit ? `document.getElementById('${hit.id}')` : "null");
+      const byId = new Map(list.map((entry) => [entry.id, entry]));
+      const chain = hit ? [...hit.parents.map((id) => byId.get(id)), hit] : [];
+      const layer = chain.find((entry) => entry.box.fixed) ?? null;
+      const written = layer && chain.slice(0, chain.indexOf(layer) + 1).every((entry) => !entry.box.hidden);
+      const marked = [...html.matchAll(/<div id="(n\d+)"[^>]*data-laika-overlay/g)].map((m) => m[1]);
+      assert.deepEqual(marked, written ? [layer.id] : []);
+      assert.doesNotMatch(html, /data-laika-frame/);
+    }),
+    { numRuns: 60 },
+  );
 });
