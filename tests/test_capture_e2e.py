@@ -745,6 +745,103 @@ def test_a_hidden_box_is_kept_exactly_when_it_starts_below_the_viewport(
     assert (words in page["html"]) is below
 
 
+# --- the layer over the page (`data-laika-overlay`, the host's `overlay_blocking`) -------------
+
+_ARTICLE = "".join(
+    f"<p>Entry {n}: the observers followed the comet from dusk to dawn, noting its tail, its "
+    "brightness against the nearby stars and the seeing of every hour under the dome.</p>"
+    for n in range(12)
+)
+_ASK = "<h2>We value your privacy</h2><p>We use cookies on this site. Accept them all?</p>"
+OVERLAYS: dict[str, tuple[str, str, bool, bool]] = {
+    "consent wall": (
+        '<div style="position: fixed; inset: 0; background: rgba(0, 0, 0, .5); z-index: 9">'
+        f'<div style="margin: 150px auto; width: 400px; background: #fff">{_ASK}</div></div>',
+        "",
+        True,
+        True,
+    ),
+    "modal <dialog>": (
+        f"<dialog>{_ASK}</dialog>",
+        "document.querySelector('dialog').showModal()",
+        True,
+        True,
+    ),
+    "popup over a backdrop": (
+        '<div style="position: fixed; inset: 0; background: rgba(0, 0, 0, .6)"></div>'
+        '<div class="popup" style="position: fixed; top: 200px; left: 200px; width: 400px;'
+        " height: 200px; background: #fff\"><h2>Subscribe</h2><p>Get the observers' notes"
+        " every morning.</p></div>",
+        "",
+        True,
+        True,
+    ),
+    "closed modal": (
+        '<style>.modal { display: none; position: fixed; inset: 0 }</style><div class="modal"'
+        f' role="dialog" aria-modal="true">{_ASK}</div>',
+        "",
+        False,
+        False,
+    ),
+    "cookie bar at the bottom": (
+        '<div role="dialog" style="position: fixed; bottom: 0; left: 0; right: 0; height:'
+        f' 100px; background: #eee">{_ASK}</div>',
+        "",
+        False,
+        False,
+    ),
+    "fixed header": (
+        '<header style="position: fixed; top: 0; left: 0; right: 0; height: 60px">'
+        "<a href='/'>Station</a> <a href='/archive'>Archive</a></header>",
+        "",
+        False,
+        False,
+    ),
+    "click-through layer": (
+        '<div class="overlay" style="position: fixed; inset: 0; pointer-events: none">'
+        "<p>Snowfall effect credits</p></div>",
+        "",
+        False,
+        False,
+    ),
+    "closed off-canvas menu": (
+        '<div role="dialog" aria-modal="true" style="position: fixed; top: 0; bottom: 0; left:'
+        ' 0; width: 300px; transform: translateX(-100%)"><a href="/">Home</a> <a'
+        ' href="/archive">Archive</a></div>',
+        "",
+        False,
+        False,
+    ),
+    "page scrolled in a fixed box": ("", "WRAP", True, False),
+}
+"""Each: markup beside the article; a script run once it is in place (WRAP: the whole page
+goes into a fixed box that scrolls); whether the capture marks a layer over the page's
+middle; whether the host signals `overlay_blocking` (a layer that holds the page's own text
+is the page, not a layer over it)."""
+
+
+def test_the_layer_over_the_page_is_marked_and_signalled(
+    browser: Browser, site: Site, serialize_page: str, host: Client
+) -> None:
+    """In a real window (FOLD): what the reader meets over the text is marked and signalled;
+    a closed modal, an edge bar, a header, a click-through layer or a menu moved off screen
+    is not."""
+    wrong = []
+    for name, (markup, script, marked, signalled) in OVERLAYS.items():
+        html = f"<article><h1>Comet nights</h1>{_ARTICLE}</article>{markup}"
+        if script == "WRAP":
+            html = f'<div style="position: fixed; inset: 0; overflow: auto">{html}</div>'
+        session = _fold_session(browser, site, html)
+        if script and script != "WRAP":
+            browser.evaluate(session, script)
+        page = browser.run_isolated(session, serialize_page, {})
+        marks = page["html"].count("data-laika-overlay")
+        signals = save_and_get(host, page, f"Overlay: {name}")["signals"]  # one source each
+        if marks != int(marked) or ("overlay_blocking" in signals) is not signalled:
+            wrong.append((name, marks, signals))
+    assert wrong == []
+
+
 # --- selection ---------------------------------------------------------------------------------
 
 

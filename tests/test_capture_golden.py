@@ -389,7 +389,8 @@ LONG = "".join(
         ),
         (
             "overlay_blocking",
-            f"<html><body>{LONG}<div role='dialog' aria-modal='true'>Wait!</div></body></html>",
+            f"<html><body>{LONG}<div role='dialog' aria-modal='true' style='display: block'>"
+            "Wait!</div></body></html>",
         ),
         (
             "consent_overlay",

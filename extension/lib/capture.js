@@ -37,6 +37,13 @@
 // and closed <details>, which the reader can open; text the same colour as its background
 // (judging that needs the painted pixels). Each element's computed style is read once; the
 // walk writes nothing to the page, so layout is computed at most once.
+// The layer over the middle of the page: the outermost fixed-position box (or top-layer
+// element: a modal <dialog>, a fullscreen one) that holds what the browser hit-tests at the
+// viewport's centre gets `data-laika-overlay` (only the capture writes `data-laika-*`
+// attributes: the page's own are not copied). The host reads it as a layer the reader met
+// over the text (`overlay_blocking`): a consent wall, a newsletter popup, an opened modal. A
+// layer that lets clicks through (pointer-events:none) is not hit; a cookie bar at the edge,
+// a sticky header or a closed off-canvas menu is not at the centre.
 // Not element.checkVisibility(): it is false for display:contents wrappers, for the visible
 // children of an opacity:0 display:contents wrapper and for the contents of closed <details>
 // and hidden="until-found" (all kept here), and it is blind to transforms and clipping. The
@@ -100,6 +107,10 @@ export function serializePage(options = {}) {
   const LANG_TAG = /^[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*$/; // the host's pattern for `lang`
   // full: the walk stops (nodes or characters ran out); truncated: something was left out.
   const budget = { nodes: 0, chars: 0, jsonLd: 0, headTags: 0, full: false, truncated: false };
+  const OWN_PREFIX = "data-laika-"; // attributes the capture writes; the page's are left out
+  const OVERLAY_MARK = "data-laika-overlay";
+  const MAX_SHADOW_HOPS = 32; // nested shadow roots followed down from the centre's hit
+  let overlay = null; // the layer over the middle of the page (see the module comment)
 
   const escapeText = (text) => text.replace(/[&<>\u00a0]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\u00a0": "&nbsp;" })[c]);
   const escapeAttribute = (text) => text.replace(/[&"\u00a0]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "\u00a0": "&nbsp;" })[c]);
@@ -188,7 +199,7 @@ export function serializePage(options = {}) {
       if (kept >= MAX_ATTRIBUTES) break;
       const key = attribute.name;
       let value = attribute.value;
-      if (key.startsWith("on") || key === "style" || key === "hidden") continue;
+      if (key.startsWith("on") || key === "style" || key === "hidden" || key.startsWith(OWN_PREFIX)) continue;
       if (value.length > MAX_ATTRIBUTE_CHARS || !ATTRIBUTE_NAME.test(key)) continue;
       if (name === "img" && IMAGE_SOURCE_ATTRIBUTES.has(key)) continue;
       if (name === "details" && key === "open") continue;
@@ -204,6 +215,7 @@ export function serializePage(options = {}) {
       if (src && src.length <= MAX_ATTRIBUTE_CHARS) out += ` src="${escapeAttribute(src)}"`;
     }
     if (name === "details") out += " open"; // closed details: its text is kept, so show it open
+    if (element === overlay) out += ` ${OVERLAY_MARK}`;
     return out;
   }
 
@@ -503,6 +515,38 @@ export function serializePage(options = {}) {
     write(parts, tag);
   }
 
+  // Whether the element sits in the top layer over the page: a <dialog> opened with
+  // showModal(), a fullscreen element (`:modal`; a browser without it throws).
+  function topLayer(element) {
+    try {
+      return element.matches(":modal");
+    } catch {
+      return false;
+    }
+  }
+
+  // The layer over the middle of the viewport (see the module comment), else null: what the
+  // browser hit-tests at the centre (through the page's shadow roots), then its outermost
+  // fixed-position or top-layer ancestor along the flat tree.
+  function centreLayer() {
+    const view = document.defaultView;
+    if (!view || typeof document.elementFromPoint !== "function") return null;
+    const x = view.innerWidth / 2;
+    const y = view.innerHeight / 2;
+    let hit = document.elementFromPoint(x, y);
+    for (let hops = 0; hit && hops < MAX_SHADOW_HOPS; hops++) {
+      const inner = shadowRootOf(hit)?.elementFromPoint?.(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    let layer = null;
+    for (let node = hit; node && node !== document.body && node !== document.documentElement;
+      node = node.assignedSlot ?? node.parentElement ?? node.parentNode?.host ?? null) {
+      if (view.getComputedStyle(node).position === "fixed" || topLayer(node)) layer = node;
+    }
+    return layer;
+  }
+
   function pageHtml() {
     const root = document.documentElement;
     const lang = root.getAttribute("lang");
@@ -551,6 +595,7 @@ export function serializePage(options = {}) {
   }
 
   const selection_html = mode === "selection" ? selectionHtml() : null;
+  overlay = centreLayer(); // the page only: a selection is what the reader chose to read
   const html = pageHtml();
   return {
     url: location.href,

@@ -20,6 +20,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from .dom import drop_tree
+from .signals import OVERLAY_MARK
 
 ALWAYS_DROP = frozenset(
     {
@@ -111,8 +112,9 @@ Observer = Callable[[HtmlElement, frozenset[str]], None]
 def prune(root: HtmlElement, observe: Observer | None = None) -> int:
     """Remove noise in place; returns how many elements were removed.
 
-    `observe(element, tokens)` sees every element that has name tokens, a role or
-    aria-modal, before anything is removed: page signals are read in this same pass instead
+    `observe(element, tokens)` sees every element that has name tokens, a role,
+    aria-modal or the extension's overlay mark, and every `<dialog>` with an attribute,
+    before anything is removed: page signals are read in this same pass instead
     of a second walk over the page.
     """
     body_text = _text_length(root)
@@ -127,12 +129,14 @@ def prune(root: HtmlElement, observe: Observer | None = None) -> int:
     ]
     for element in _attributed(root):  # the hot loop: each attribute is read once
         tag = element.tag
-        if tag in ALWAYS_DROP:
-            continue
         get = element.get
+        if tag in ALWAYS_DROP:
+            if tag == "dialog" and observe is not None:  # an open one is shown
+                observe(element, _names(get("id"), get("class"), get("aria-label")))
+            continue
         names = _names(get("id"), get("class"), get("aria-label"))
         role, modal = get("role"), get("aria-modal")
-        if observe is not None and (names or role or modal):
+        if observe is not None and (names or role or modal or get(OVERLAY_MARK) is not None):
             observe(element, names)
         if tag in PROTECTED or element in keep:
             continue
