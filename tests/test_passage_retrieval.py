@@ -200,3 +200,32 @@ def test_an_ask_packs_to_the_window_the_server_reports(tmp_path: Path) -> None:
     assert "Section 31" in sent[2_048]
     assert "Section 0" not in sent[2_048]  # only what answers, and its neighbours
     assert EVIDENCE in " ".join(sent[2_048].split())
+
+
+def test_a_passage_too_long_for_the_budget_goes_in_as_its_answering_sentences() -> None:
+    """At a tiny budget the passage that matches is cut to the sentence holding the
+    question's words (and neighbours while they fit), marked `[…]` where it was cut."""
+    from laika_host.agent.pack import SourceText
+    from laika_host.agent.passage_pack import pack_passages
+    from laika_host.store.passage_index import PassageHit
+
+    sentences = [f"Sentence {n} tells of ferries and gulls over the quay." for n in range(30)]
+    sentences[17] = EVIDENCE
+    markdown = " ".join(sentences)
+    source = SourceText("src_1", "https://h.test/a", "Harbour", markdown, markdown, "Summary.")
+    hit = PassageHit("src_1", 0, "", 0, len(markdown), -5.0)
+    pack = pack_passages(
+        "col_1",
+        "Harbour",
+        {"src_1": source},
+        [hit],
+        {"src_1": {0: (0, len(markdown), "")}},
+        budget_tokens=300,
+        question="spring tide at the eastern gauge",
+    )
+    sent = str(pack.documents[1]["content"]["markdown"])
+    assert EVIDENCE in sent
+    assert sent.startswith("[…]")
+    assert sent.endswith("[…]")
+    assert len(sent) < len(markdown) / 3
+    assert pack.tokens <= pack.budget

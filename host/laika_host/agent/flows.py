@@ -506,6 +506,7 @@ async def _pack(
         budget_tokens=budget,
         context_format=fmt,
         unlisted=max(0, total - len(sources)),
+        question=question,
     )
 
 

@@ -18,6 +18,8 @@ passages, summaries or titles.
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass, field, replace
 
 from ..llm.config import ContextFormat
@@ -40,6 +42,10 @@ from .pack import (
 WHOLE_SHARE = 0.25
 """A matching source is sent whole when it costs at most this share of the budget."""
 SKIPPED = "[…]"
+SMALL_BUDGET, SMALL_INDEX_SHARE = 2_000, 0.1
+"""Under SMALL_BUDGET tokens (a 2,048-token model's window) titles take a tenth of it."""
+_SENTENCE_GAP = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -49,6 +55,7 @@ class _Excerpt:
     source: SourceText
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)
     heading: dict[int, str] = field(default_factory=dict)
+    cut: set[int] = field(default_factory=set)  # passages sent as a few of their sentences
 
     def markdown(self) -> str:
         """The chosen passages in order; a heading path when it changes; `[…]` for gaps."""
@@ -61,7 +68,8 @@ class _Excerpt:
             heading = self.heading[ordinal]
             if heading and heading != last_heading:
                 parts.append(f"**{heading}**")
-            parts.append(self.source.markdown[start:end].strip())
+            text = self.source.markdown[start:end].strip()
+            parts.append(f"{SKIPPED} {text} {SKIPPED}" if ordinal in self.cut else text)
             last_ordinal, last_heading = ordinal, heading
         if last_ordinal >= 0 and not self._reaches_end(last_ordinal):
             parts.append(SKIPPED)
@@ -76,6 +84,7 @@ class _Budget:
     pack: Pack
     collection_id: str
     context_format: ContextFormat
+    words: frozenset[str] = frozenset()  # the question's, as `_stems` reads them
 
     def cost(self, source: SourceText, markdown: str) -> int:
         document = source_document(self.collection_id, replace(source, markdown=markdown), "full")
@@ -95,6 +104,7 @@ def pack_passages(
     budget_tokens: int,
     context_format: ContextFormat = "json",
     unlisted: int = 0,
+    question: str = "",
 ) -> Pack:
     """`sources`: the sources hits name plus others to fill with (newest first); `hits`:
     best first; `neighbours`: each hit source's passages (ordinal -> start, end, heading)."""
@@ -102,13 +112,13 @@ def pack_passages(
     order = list(dict.fromkeys([h.source_id for h in hits if h.source_id in sources]))
     order += [source_id for source_id in sources if source_id not in order]
     ranked = [redacted_labels(sources[source_id]) for source_id in order]
-    listed = index_entries(ranked, int(budget_tokens * INDEX_SHARE))
+    listed = index_entries(ranked, int(budget_tokens * _index_share(budget_tokens)))
     pack.unlisted = len(ranked) - len(listed) + unlisted
     pack.unsent = unlisted
     pack.listed = {s.source_id for s in listed}
     index = index_document(collection_id, collection_title, listed)
     pack.tokens = estimate_tokens(document_text(index, context_format))
-    budget = _Budget(pack, collection_id, context_format)
+    budget = _Budget(pack, collection_id, context_format, _stems(question))
     whole: dict[str, int] = {}
     excerpts: dict[str, _Excerpt] = {}
     for hit in hits:
@@ -124,6 +134,11 @@ def pack_passages(
         pack.tiers.setdefault(source_id, "title")
     pack.sources = [packed_source(sources[s]) for s in order if pack.tiers[s] != "title"]
     return pack
+
+
+def _index_share(budget_tokens: int) -> float:
+    """The titles' share: less of a small budget, which the passages need more."""
+    return INDEX_SHARE if budget_tokens >= SMALL_BUDGET else SMALL_INDEX_SHARE
 
 
 def _take_hit(
@@ -144,10 +159,43 @@ def _take_hit(
         excerpt = _Excerpt(source)
     if hit.ordinal in excerpt.spans:
         return
-    _try_add(budget, excerpt, hit.ordinal, (hit.start, hit.end, hit.heading))
+    if not _try_add(budget, excerpt, hit.ordinal, (hit.start, hit.end, hit.heading)):
+        for start, end in _sentence_windows(source.markdown, hit.start, hit.end, budget.words):
+            if _try_add(budget, excerpt, hit.ordinal, (start, end, hit.heading)):
+                excerpt.cut.add(hit.ordinal)
+                break
     if excerpt.spans:
         excerpts[source.source_id] = excerpt
         budget.pack.tiers[source.source_id] = "passages"
+
+
+def _sentence_windows(
+    markdown: str, start: int, end: int, words: frozenset[str]
+) -> list[tuple[int, int]]:
+    """Smaller and smaller spans of a passage around its sentence that holds most of the
+    question's words: that sentence with two neighbours each side, one, then alone. For a
+    window too small for the whole passage (a 2,048-token model)."""
+    bounds = [start] + [m.end() for m in _SENTENCE_GAP.finditer(markdown, start, end)] + [end]
+    sentences = list(itertools.pairwise(bounds))
+    if len(sentences) < 2:
+        return []
+
+    def held(span: tuple[int, int]) -> int:
+        return len(words & _stems(markdown[span[0] : span[1]]))
+
+    best = max(range(len(sentences)), key=lambda at: held(sentences[at]))
+    windows = []
+    for reach in (2, 1, 0):
+        low, high = max(0, best - reach), min(len(sentences) - 1, best + reach)
+        window = (sentences[low][0], sentences[high][1])
+        if window != (start, end) and window not in windows:
+            windows.append(window)
+    return windows
+
+
+def _stems(text: str) -> frozenset[str]:
+    """Words cut to 5 letters, lowercased: how a question's words are found in a sentence."""
+    return frozenset(w.lower()[:5] for w in _WORD.findall(text) if len(w) > 2)
 
 
 def _try_add(budget: _Budget, excerpt: _Excerpt, ordinal: int, span: tuple[int, int, str]) -> bool:
