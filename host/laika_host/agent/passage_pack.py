@@ -56,6 +56,7 @@ class _Excerpt:
     spans: dict[int, tuple[int, int]] = field(default_factory=dict)
     heading: dict[int, str] = field(default_factory=dict)
     cut: set[int] = field(default_factory=set)  # passages sent as a few of their sentences
+    tokens: int = 0  # what its document costs now (0: not in the pack yet)
 
     def markdown(self) -> str:
         """The chosen passages in order; a heading path when it changes; `[…]` for gaps."""
@@ -150,7 +151,8 @@ def _take_hit(
 ) -> None:
     excerpt = excerpts.get(source.source_id)
     if excerpt is None:
-        cost = budget.cost(source, source.markdown)
+        small = estimate_tokens(source.markdown) <= budget.pack.budget * WHOLE_SHARE
+        cost = budget.cost(source, source.markdown) if small else budget.pack.budget + 1
         if cost <= budget.pack.budget * WHOLE_SHARE and budget.fits(cost):
             budget.pack.tokens += cost
             whole[source.source_id] = cost
@@ -200,11 +202,15 @@ def _stems(text: str) -> frozenset[str]:
 
 def _try_add(budget: _Budget, excerpt: _Excerpt, ordinal: int, span: tuple[int, int, str]) -> bool:
     """Add one passage if the source's document still fits with it."""
-    before = budget.cost(excerpt.source, excerpt.markdown()) if excerpt.spans else 0
+    before = excerpt.tokens
     excerpt.spans[ordinal], excerpt.heading[ordinal] = span[:2], span[2]
+    if not budget.fits(estimate_tokens(excerpt.source.markdown[span[0] : span[1]])):
+        del excerpt.spans[ordinal], excerpt.heading[ordinal]
+        return False  # its text alone is over: no need to write the document out
     after = budget.cost(excerpt.source, excerpt.markdown())
     if budget.fits(after - before):
         budget.pack.tokens += after - before
+        excerpt.tokens = after
         return True
     del excerpt.spans[ordinal], excerpt.heading[ordinal]
     return False
@@ -215,8 +221,10 @@ def _whole_if_it_fits(
 ) -> None:
     """A source sent in part goes in whole when the rest of it fits what is left."""
     excerpt = excerpts[source_id]
+    if not budget.fits(estimate_tokens(excerpt.source.markdown) - excerpt.tokens):
+        return
     cost = budget.cost(excerpt.source, excerpt.source.markdown)
-    extra = cost - budget.cost(excerpt.source, excerpt.markdown())
+    extra = cost - excerpt.tokens
     if budget.fits(extra):
         budget.pack.tokens += extra
         whole[source_id] = cost
