@@ -5,6 +5,7 @@ violations and script executions, and photographed at several widths and colour 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import time
 from collections.abc import Callable
@@ -217,6 +218,20 @@ def connected_panel(browser: PanelBrowser) -> Page:
     page = browser.open_panel()
     page.wait("document.body.dataset.host === 'connected'", what="the host status 'connected'")
     return page
+
+
+def open_transform_form(panel: Page, kind: str) -> None:
+    """The Transforms tab with the form of `kind` open (from the gallery, or back to it)."""
+    panel.click("#tab-transforms")
+    card = json.dumps(f"#transform-types .type-card[data-type='{kind}']")
+    panel.wait(
+        f"document.querySelector({card}) && !document.querySelector({card}).disabled",
+        what="the gallery",
+    )
+    if not panel.eval("document.querySelector('#artifact-viewer').hidden"):
+        panel.click("#artifact-back")
+    panel.click(json.loads(card))
+    panel.wait("!document.querySelector('#transform-form').hidden", what="the form")
 
 
 def shoot(panel: Page, name: str) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from panel_browser import Page, PanelBrowser, connected_panel
+from panel_browser import Page, PanelBrowser, connected_panel, open_transform_form
 from realpages import (
     QUOTE_SHOWN,
     SELECT_SNIPPET,
@@ -353,16 +353,7 @@ def save_selection(panel: Page, tab: Page, timings: Timings, page: RealPage) -> 
 
 
 def transform_and_export(panel: Page, downloads: Path, timings: Timings, page: RealPage) -> None:
-    panel.click("#tab-transforms")
-    card = "#transform-types .type-card[data-type='key-takeaways']"
-    panel.wait(
-        f"document.querySelector({json.dumps(card)}) && !document.querySelector({json.dumps(card)}).disabled",
-        what="the gallery",
-    )
-    if not panel.eval("document.querySelector('#artifact-viewer').hidden"):
-        panel.click("#artifact-back")
-    panel.click(card)
-    panel.wait("!document.querySelector('#transform-form').hidden", what="the form")
+    open_transform_form(panel, "key-takeaways")
     panel.eval(
         "(() => { const s = document.querySelector('#transform-provider');"
         " const o = [...s.options].find(o => o.textContent === 'Offline runtime (no model)');"

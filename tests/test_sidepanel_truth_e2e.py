@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from panel_browser import Page, PanelBrowser, connected_panel
+from panel_browser import Page, PanelBrowser, connected_panel, open_transform_form
 from realpages import shots_folder
 
 from html_server import serve
@@ -295,16 +295,7 @@ def test_each_chip_shows_its_own_title_and_no_note_that_does_not_apply(
 def run_transform(panel: Page, kind: str) -> list[str]:
     """Run transform `kind` with the offline runtime on the shown collection; the labels the
     viewer's Export menu offers."""
-    panel.click("#tab-transforms")
-    card = f"#transform-types .type-card[data-type='{kind}']"
-    panel.wait(
-        f"document.querySelector({json.dumps(card)}) && !document.querySelector({json.dumps(card)}).disabled",
-        what="the gallery",
-    )
-    if not panel.eval("document.querySelector('#artifact-viewer').hidden"):
-        panel.click("#artifact-back")
-    panel.click(card)
-    panel.wait("!document.querySelector('#transform-form').hidden", what="the form")
+    open_transform_form(panel, kind)
     pick(panel, "#transform-provider", "offline")
     panel.click("#transform-run")
     panel.wait(
