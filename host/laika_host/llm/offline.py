@@ -303,7 +303,7 @@ _GENERIC_WORDS = (
 _GENERIC = frozenset(stem(word) for word in _GENERIC_WORDS.split())
 _QUESTION_WORDS = """what why how when where which who whom whose about does did do is are
     should would could can may might must will shall often much many was were has have had
-    tell explain describe mention say says said
+    tell explain describe mention say says said happen happens happened occur occurs occurred
     wann warum wieso weshalb welche welcher welches welchem welchen woher wohin wo
     quand pourquoi comment quel quelle quels quelles où qué cuándo cómo dónde por"""
 _ASKING = frozenset(_QUESTION_WORDS.split())
