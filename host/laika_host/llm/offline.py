@@ -108,7 +108,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     missing = _uncovered(question, wanted, candidates, top)
     if missing:
         named = ", ".join(f"“{w}”" for w in _words_of(question, missing))
-        return _unsupported(question, f"no passage speaks of {named}")
+        return _unsupported(question, f"the sentences that match it best do not mention {named}")
     best: list[Quote] = []
     for score, source_id, sentence in ranked:
         if score <= 0 or len(best) == limit or score < KEEP_SHARE * ranked[0][0]:
