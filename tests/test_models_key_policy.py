@@ -73,7 +73,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="module")
 def server() -> Iterator[ProviderServer]:
     body = json.dumps({"data": [{"id": "m"}]})
-    provider_server = ProviderServer([Reply(content_type="application/json", chunks=[body])])
+    provider_server = ProviderServer(
+        [Reply(content_type="application/json", chunks=[body])], intercept_discovery=False
+    )
     yield provider_server
     provider_server.close()
 

@@ -14,7 +14,8 @@ SECRET = "sk-test-" + "Zq9" * 12
 
 def test_models_messages_manage_providers_and_never_show_a_key(tmp_path: Path) -> None:
     server = ProviderServer(
-        [Reply(content_type="application/json", chunks=[json.dumps({"data": [{"id": "m"}]})])]
+        [Reply(content_type="application/json", chunks=[json.dumps({"data": [{"id": "m"}]})])],
+        intercept_discovery=False,
     )
     host = HostProcess(tmp_path, env={"LAIKA_TEST_KEY": SECRET})
     client = Client(host)
@@ -90,7 +91,9 @@ def added_payload(server: ProviderServer) -> dict[str, str]:
 
 
 def test_models_test_of_a_dead_server_says_so_within_the_bound(tmp_path: Path) -> None:
-    server = ProviderServer([Reply(content_type="application/json", chunks=["{}"])])
+    server = ProviderServer(
+        [Reply(content_type="application/json", chunks=["{}"])], intercept_discovery=False
+    )
     url = server.url
     server.close()  # nothing listens there any more
     host = HostProcess(tmp_path)

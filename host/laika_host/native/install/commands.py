@@ -24,6 +24,7 @@ CLI_VARIABLE = "LAIKA_CLI"
 """Set by the launcher `laika install` writes: the absolute path of the `laika` that ran it."""
 COMMAND_NAME = "laika"
 _POSIX_UNSAFE = re.compile(r"[^\w@%+=:,./-]", re.ASCII)  # shlex.quote's test
+_BLANK = re.compile(r"[ \t]")
 BACKSLASH = "\\"
 
 
@@ -54,7 +55,7 @@ def shell_word(text: str, windows: bool | None = None) -> str:
     double quotes when it holds a space (a Windows path cannot hold a double quote)."""
     on_windows = sys.platform == "win32" if windows is None else windows
     if on_windows:
-        if text and not re.search(r"[ \t]", text):
+        if text and not _BLANK.search(text):
             return text
         trailing = len(text) - len(text.rstrip(BACKSLASH))
         return '"' + text + BACKSLASH * trailing + '"'  # backslashes before a quote double
