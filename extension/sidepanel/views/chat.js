@@ -106,10 +106,12 @@ class ChatView {
     return provider ? { provider } : {};
   }
 
-  ask() {
+  async ask() {
     if (this.controller) return; // Ctrl+Enter while an answer runs: the typed question stays
     const question = this.question.value.trim();
     if (!question) return this.question.focus();
+    // none shown: the CLI, another window or a tool may have saved one since the list was read
+    if (!this.app.collection) await this.app.reloadCollections?.();
     if (!this.app.collection) return this.app.toast(NOTHING_SAVED, "error"); // the question stays
     this.question.value = "";
     const payload = { question, collection: this.app.collection, ...this.providerPayload() };

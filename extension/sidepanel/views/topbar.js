@@ -202,6 +202,7 @@ export function mountTopbar(app) {
   renderStatus(app, app.host.state);
   renderCollections(app);
   app.chooseCollection = (title) => choose(app, title);
+  app.reloadCollections = () => loadCollections(app); // one may have come from elsewhere
   app.on("config.changed", (data) => {
     if (concerns(data?.paths, ["capture.default_collection"])) loadDefaultCollection(app);
   });
