@@ -138,7 +138,7 @@ def test_without_tools_the_prompt_is_unchanged_and_proposals_are_ignored() -> No
 def test_a_small_context_window_gets_no_tool_list_but_proposals_are_still_gated() -> None:
     server = model_server([reply("", [CALC]), reply("Done.")])
     config = provider(server, _home())
-    small = config.model_copy(update={"context_window": 2048})
+    small = config.model_copy(update={"context_window": 1024})
     from laika_host.llm.config import save_providers
 
     save_providers([small], _home() / "providers.json")

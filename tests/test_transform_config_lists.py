@@ -26,7 +26,9 @@ ITEM = st.text(
     st.characters(codec="utf-8", exclude_characters=',"\\', exclude_categories=("Cs", "Cc")),
     min_size=1,
     max_size=20,
-).filter(lambda item: item.strip() == item and item)
+).filter(lambda item: item.strip() == item and item and not item.startswith("["))
+"""An item as typed after `key=`: one starting with `[` opens a JSON list there by design (its
+error then says so), so the three spellings agree only on the others."""
 
 
 @given(st.lists(ITEM, min_size=1, max_size=8))

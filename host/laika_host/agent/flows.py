@@ -162,11 +162,7 @@ def tools_that_fit(
     offered = tools.offered() if tools is not None else []
     if not offered or provider is None:
         return ToolOffer(offered), None
-    window = context_window(provider)
-    # counted as if the reply kept its default size: the room a small window's capped reply
-    # (`reply_tokens`) frees goes to the sources, not to a tool list a small model rarely uses
-    reply = max(max_tokens, min(window // 2, DEFAULT_MAX_TOKENS))
-    room = (window - reply) // TOOL_SHARE
+    room = (context_window(provider) - max_tokens) // TOOL_SHARE
     for offer in (ToolOffer(offered), ToolOffer(offered, compact=True)):
         if estimate_tokens(tool_rule(offer)) <= room:
             return offer, None
