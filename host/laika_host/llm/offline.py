@@ -105,7 +105,7 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     candidates = [(p.source_id, s) for p in passages for s in p.sentences()]
     ranked = _rank(wanted, candidates, numeric=bool(_ASKS_NUMBER.search(question)))
     top = [sentence for score, _, sentence in ranked[:MAX_SENTENCES] if score > 0]
-    missing = _uncovered(question, wanted, candidates, top)
+    missing = _uncovered(question, wanted - _GENERIC, candidates, top)  # "this page" names no topic
     if missing:
         named = ", ".join(f"“{w}”" for w in _words_of(question, missing))
         return _unsupported(question, f"the sentences that match it best do not mention {named}")
@@ -310,7 +310,11 @@ _ASKING = frozenset(_QUESTION_WORDS.split())
 
 
 def _unsupported(question: str, why: str) -> OfflineAnswer:
-    words = [w for w in _WORD.findall(question) if w.lower() not in STOPWORDS | _ASKING]
+    words = [
+        w
+        for w in _WORD.findall(question)
+        if w.lower() not in STOPWORDS | _ASKING and stem(w.lower()) not in _GENERIC
+    ]
     topic = " ".join(words)[:120] or " ".join(question.split())[:120]
     return OfflineAnswer(
         f"Your sources do not answer this ({why}). Save a page about “{topic}” to the "
