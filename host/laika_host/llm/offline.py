@@ -75,8 +75,13 @@ class OfflineAnswer:
 def terms(text: str) -> list[str]:
     """Content words, lowercased and cut to a stem: inflection suffixes dropped, then a
     5-letter prefix (so take/takes/taken and week/weeks meet)."""
+    return [stem(word) for word in _content_words(text)]
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of `text`, lowercased, without common and question-shaping ones."""
     return [
-        stem(word)
+        word
         for word in (w.lower() for w in _WORD.findall(text))
         if word not in STOPWORDS and word not in _ASKING and (len(word) > 1 or word.isdigit())
     ]
@@ -103,9 +108,10 @@ def answer(question: str, passages: list[Passage], *, limit: int = MAX_SENTENCES
     if wanted <= _GENERIC:  # "what is this page about?": the gist is the answer
         return summary(passages, limit=limit)
     candidates = [(p.source_id, s) for p in passages for s in p.sentences()]
-    ranked = _rank(wanted, candidates, numeric=bool(_ASKS_NUMBER.search(question)))
+    bags = [Counter(terms(sentence)) for _, sentence in candidates]  # read once, used twice
+    ranked = _rank(wanted, candidates, bags, numeric=bool(_ASKS_NUMBER.search(question)))
     top = [sentence for score, _, sentence in ranked[:MAX_SENTENCES] if score > 0]
-    missing = _uncovered(question, wanted - _GENERIC, candidates, top)  # "this page" names no topic
+    missing = _uncovered(question, wanted - _GENERIC, bags, top)  # "this page" names no topic
     if missing:
         named = ", ".join(f"“{w}”" for w in _words_of(question, missing))
         return _unsupported(question, f"the sentences that match it best do not mention {named}")
@@ -140,9 +146,12 @@ def summary(passages: list[Passage], *, limit: int = 5) -> OfflineAnswer:
 
 
 def _rank(
-    wanted: set[str], candidates: list[tuple[str, str]], *, numeric: bool
+    wanted: set[str],
+    candidates: list[tuple[str, str]],
+    bags: list[Counter[str]],
+    *,
+    numeric: bool,
 ) -> list[tuple[float, str, str]]:
-    bags = [Counter(terms(sentence)) for _, sentence in candidates]
     if not bags:
         return []
     weights = _expanded(wanted)
@@ -168,15 +177,15 @@ def _rank(
 
 
 def _uncovered(
-    question: str, wanted: set[str], candidates: list[tuple[str, str]], best: list[str]
+    question: str, wanted: set[str], bags: list[Counter[str]], best: list[str]
 ) -> set[str]:
     """The question's words that the best-covering of the `best` sentences leaves out, when
     they weigh more than what it covers: a question's rarest words name what it is about
     ("capital of France" over tech news matched "capitalize on consumer rage"; France was
     nowhere). Weights are the words' inverse frequencies over the packed sentences; a word
     no sentence holds weighs most. None left out: the question is covered."""
-    total = len(candidates)
-    holding = Counter(t for _, sentence in candidates for t in set(terms(sentence)) if t in wanted)
+    total = len(bags)
+    holding = Counter(t for bag in bags for t in bag if t in wanted)
 
     def weight(term: str) -> float:
         return math.log(1 + (total - holding[term] + 0.5) / (holding[term] + 0.5))
@@ -197,9 +206,8 @@ _INFLECTIONS = frozenset({"", "s", "es", "ed", "d", "ing", "er", "est", "ly", "i
 def _forms(text: str) -> dict[str, set[str]]:
     """Each content stem of `text` with the words it came from."""
     forms: dict[str, set[str]] = {}
-    for word in (w.lower() for w in _WORD.findall(text)):
-        if word not in STOPWORDS and word not in _ASKING and (len(word) > 1 or word.isdigit()):
-            forms.setdefault(stem(word), set()).add(word)
+    for word in _content_words(text):
+        forms.setdefault(stem(word), set()).add(word)
     return forms
 
 
