@@ -9,6 +9,8 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from laika_host.llm.config import DEFAULT_CONTEXT_WINDOW, ProviderConfig
 from laika_host.llm.window import discovered_window, forget, with_window
@@ -84,3 +86,30 @@ def test_a_server_that_is_down_leaves_the_default_quickly() -> None:
 
     down = ProviderConfig(id="p", kind="openai_compatible", model="m", base_url=closed_port_url())
     assert asyncio.run(discovered_window(down)) is None
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+SHAPED = st.fixed_dictionaries(
+    {"default_generation_settings": st.dictionaries(st.sampled_from(["n_ctx", "x"]), JSON)}
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(body=st.one_of(JSON, SHAPED))
+def test_any_json_a_server_answers_gives_a_sane_window_or_none(body: Any) -> None:
+    """Whatever a server answers to the window question, the window is None or a sane number
+    of tokens it said, and nothing raises."""
+    forget()
+    windows = dict.fromkeys(("/props", "/v1/models", "/api/v0/models"), body)
+    server = ProviderServer([Reply(status=500)], windows=windows)
+    try:
+        found = asyncio.run(discovered_window(provider(server, "openai_compatible", "/v1")))
+    finally:
+        server.close()
+    assert found is None or (isinstance(found, int) and 512 <= found <= 10_000_000)
