@@ -237,3 +237,35 @@ def test_threads_opening_one_store_at_once_never_read_beside_a_connection(tmp_pa
     for thread in threads:
         thread.join(120)
     assert not store_file_guard.take_violations()
+
+
+def test_a_closed_connection_whose_cursor_lives_on_keeps_its_file_held(tmp_path: Path) -> None:
+    """sqlite3's `close` leaves the file open while a statement of the connection lives (a
+    cursor an exception's traceback keeps): the claim follows the connection to its end, so
+    the next open reads no header beside it; once the cursor goes, the file is free."""
+    from laika_host.store import held_files
+    from laika_host.store._db import Database
+
+    db = tmp_path / "laika.db"
+
+    async def leave_a_cursor() -> object:
+        async with open_store(db) as store:
+            await store.collections.create("Coast")
+        database = await Database.open(db)
+        cursor = await database.connection.execute("SELECT * FROM sqlite_master")
+        await cursor.fetchone()
+        await database.close()
+        return cursor
+
+    async def open_again() -> None:
+        async with open_store(db) as store:
+            await store.collections.list()
+
+    cursor = asyncio.run(leave_a_cursor())
+    assert store_file_guard._held_descriptors({str(db)}), "sqlite3 closed it after all"
+    key = (db.stat().st_dev, db.stat().st_ino)
+    assert key in held_files._held
+    assert _violations_of(lambda: asyncio.run(open_again())) == []
+    del cursor
+    assert not store_file_guard._held_descriptors({str(db)})
+    assert key not in held_files._held

@@ -207,7 +207,10 @@ async def ask(
     """Answer `question` from the collection's sources, with verified citations. With
     `fallback`, a provider that gives no answer (down, refusing, failing) is replaced by the
     offline runtime over the same collection, and the answer says so (`Answer.fallback`).
-    `tools`: the turn's tool runner (None: no tools offered, proposals ignored)."""
+    `tools`: the turn's tool runner (None: no tools offered, proposals ignored). A secret in
+    the question goes no further than here: search, the model and the offline runtime read
+    it redacted."""
+    question = redact_text(question)
     target = await store.collections.get(collection)
     if not target.source_count:  # nothing to ground an answer in: no model call
         turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
@@ -269,7 +272,7 @@ async def summarize(
         links=[link.to_json() for link in capture.extracted_links],
         source_id=source.id,
     )
-    asked = question.strip() if question else ""
+    asked = redact_text(question.strip()) if question else ""
     if asked:
         turn = _Turn(
             store, source.collection_id, asked, pack, provider, client, max_tokens, on_delta

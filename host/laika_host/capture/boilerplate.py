@@ -60,15 +60,19 @@ SUPPORT_US = re.compile(
     r"unterst[uü]tze (uns|unsere|[A-ZÄÖÜ]\w+ )|unterst[uü]tzen sie (uns|unsere)|bezahlschranke|"
     r"jetzt (spenden|abonnieren|unterst[uü]tzen)|become a (member|patron|supporter)|"
     r"hazte (miembro|socio)|werde (mitglied|unterst[uü]tzer)|devenez (membre|abonn)|"
-    r"hacemos periodismo|apoya (nuestro|el) periodismo|soutenez|wspieraj|"
-    r"patreon\.com|steadyhq\.com|\bdonate\b|\bspenden\b)",
+    r"hacemos periodismo|apoya (nuestro|el) periodismo|"
+    r"^\W*(soutenez|wspieraj|donate)\b|\bsoutenez[- ](nous|notre|nos)\b|"
+    r"\bwspieraj(cie)? (nas|niezależn)|\bdonate (now|today|here|to us|to support)\b|"
+    r"\bspenden sie\b|patreon\.com|steadyhq\.com)",
     re.IGNORECASE,
 )
 SUPPORT_US_WORDS = (
     "support", "your help", "unterst", "bezahlschranke", "jetzt", "become a", "hazte", "werde ",
     "devenez", "periodismo", "soutenez", "wspieraj", "patreon", "steadyhq", "donate", "spenden",
 )  # fmt: skip
-"""Every match of SUPPORT_US holds one of these, matched without case."""
+"""Every match of SUPPORT_US holds one of these, matched without case. A bare "donate" or
+"spenden" is a reader's appeal only where a block opens with it or it asks ("donate now",
+"spenden Sie"): "people donate blood" in an article's last paragraphs is the article."""
 AFFILIATE = re.compile(
     r"(we (may )?(earn|receive|get) (a |an )?(small )?(affiliate )?commission|"
     r"affiliate (links?|commissions?|partners(hips?)?)|as an amazon associate|\(paid link\)|"

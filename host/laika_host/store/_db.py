@@ -28,7 +28,7 @@ import aiosqlite
 
 from .errors import StoreBusyError, StoreCorruptError, StoreError, StoreUnavailableError
 from .header import refuse_foreign_wal
-from .held_files import Claim, Header, claim
+from .held_files import Claim, Header, HeldConnection, claim
 from .lock_holders import lock_holders
 from .rows import DamagedValueError, row_type
 from .sqlite_errors import SQLITE_FAILURES, damaged_error, one_line, storage_error
@@ -166,9 +166,12 @@ class Database:
         deadline = write_deadline_seconds() if write_deadline is None else write_deadline
         busy_ms = int(min(BUSY_TIMEOUT_MS, max(100.0, deadline * 1000)))  # never past it
         with _reported(path):
-            connection = await aiosqlite.connect(path, isolation_level=None, timeout=busy_ms / 1000)
+            connection = await aiosqlite.connect(
+                path, isolation_level=None, timeout=busy_ms / 1000, factory=HeldConnection
+            )
         if file_claim is not None:
             file_claim.settle()
+            file_claim.follow(connection._conn)  # aiosqlite's one handle on it
         connection.row_factory = row_type(path)  # rows name their file (`rows.from_row`)
         database = cls(connection, path, write_deadline=deadline, claim=file_claim)
         try:

@@ -22,7 +22,7 @@ from ._db import Database
 from .errors import InvalidInputError, NotFoundError, StoreError
 from .file_check import check_file
 from .header import refuse_foreign_wal
-from .held_files import claim
+from .held_files import HeldConnection, claim
 from .sqlite_errors import SQLITE_FAILURES, storage_error
 
 MAX_PROBLEMS = 20  # quick_check / integrity_check stop after this many
@@ -173,10 +173,13 @@ def _sqlite(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
         if read_only:
             refuse_foreign_wal(path, file_claim.header)
         try:
-            connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5)
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=5, factory=HeldConnection
+            )
         except SQLITE_FAILURES as error:
             raise (storage_error(error, path) or error) from error
         file_claim.settle()
+        file_claim.follow(connection)
         try:
             yield connection
         finally:

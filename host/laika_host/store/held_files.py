@@ -19,7 +19,9 @@ test in which package code opens a store file that this process has open.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +59,20 @@ class Claim:
     _key: _FileKey | None
     _real: str = field(default="")
     _released: bool = False
+    _followed: bool = False
+
+    def follow(self, connection: sqlite3.Connection) -> None:
+        """Hold the file until `connection` is gone, not merely closed: sqlite3's `close`
+        leaves the file open while a statement of the connection lives on (a cursor that an
+        exception's traceback keeps), and a header read then would drop its locks. Once
+        followed, `release` is left to the connection's end. `connection`: a `HeldConnection`."""
+        self._followed = True
+        weakref.finalize(connection, self._end)
+
+    def release(self) -> None:
+        """After closing (or a failed connect); a followed claim ends with its connection."""
+        if not self._followed:
+            self._end()
 
     def settle(self) -> None:
         """A file SQLite created for this connection: count it by its inode from now on."""
@@ -69,7 +85,7 @@ class Claim:
                 _count(key, self.header.data)
             self._key = key
 
-    def release(self) -> None:
+    def _end(self) -> None:
         if self._released:
             return
         self._released = True
@@ -82,6 +98,11 @@ class Claim:
                 holding.connections -= 1
                 if holding.connections <= 0:
                     del _held[self._key]
+
+
+class HeldConnection(sqlite3.Connection):
+    """sqlite3's connection, made weak-referenceable so that a claim can follow it to its
+    end (`Claim.follow`); pass as `factory=` to `sqlite3.connect` or `aiosqlite.connect`."""
 
 
 def claim(path: Path) -> Claim:

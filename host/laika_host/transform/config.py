@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from ..errors import RefusedError
+from ..pydantic_errors import plain_message
 
 Length = Literal["short", "medium", "long"]
 Audience = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
@@ -115,7 +116,7 @@ def _explain(error: ValidationError) -> str:
     problems = []
     for problem in error.errors()[:5]:
         where = ".".join(str(part) for part in problem["loc"]) or "config"
-        message = problem["msg"]
+        message = plain_message(problem)
         if problem["type"] == "extra_forbidden":
             message = "is not a setting of this type"
         elif problem["type"] == "missing":
