@@ -119,8 +119,12 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def reached(evidence: str, documents: Sequence[Any]) -> bool:
-    wanted = norm(evidence)
-    return any(wanted in norm(text) for text in strings(list(documents)))
+    """The evidence's words as the model reads them (a link as its text: a small window's
+    pack sends links so) are in some string of the pack."""
+    from laika_host.capture.text import links_as_text
+
+    wanted = norm(links_as_text(evidence))
+    return any(wanted in norm(links_as_text(text)) for text in strings(list(documents)))
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -48,7 +48,7 @@ from typing import Any
 import lxml.html
 import pytest
 from bs4 import BeautifulSoup
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from markdownify import MarkdownConverter
 
@@ -349,6 +349,13 @@ def _element(tag: str, children: list[str], before: str, after: str) -> str:
     return f"{before}<{tag}{attributes}>{''.join(children)}</{tag}>{after}"
 
 
+def test_a_break_ending_text_straight_in_a_list_leaves_no_bare_backslash() -> None:
+    """Found by the property below: `\\` then a blank line renders a literal backslash."""
+    assert both("<ul>a<br>\n</ul>a")[0] == "a\n\na"
+    assert both("a<ul><li>a<br>\n</li></ul># h")[0] == "a\n\n- a\n\n\\# h"
+    assert both("<ul><li>a</li>b<br>\n</ul>c")[0] == "- a\nb\n\nc"
+
+
 _FRAGMENT = st.recursive(
     _TEXTS,
     lambda inner: st.builds(_element, _TAGS, st.lists(inner, max_size=4), _TEXTS, _TEXTS),
@@ -362,7 +369,14 @@ _FRAGMENT = st.recursive(
 @example(["a<code>a<p>\\</p>\n</code>a"])  # ... or became a hard break
 @example(["a<code>a<p>b\\</p>\n</code>a"])  # and the span crossed a paragraph break
 def test_generated_fragments_match_markdownify(parts: list[str]) -> None:
-    assert_same(*both("".join(parts)))
+    html = "".join(parts)
+    # markdownify glues a list's last <br> to what follows (`a\\a`, `a\\\\# h`): no
+    # reference there; ours is checked by the test above
+    assume(_LIST_ENDS_IN_BREAK.search(html) is None)
+    assert_same(*both(html))
+
+
+_LIST_ENDS_IN_BREAK = re.compile(r"<br>\s*</(?:li|ul|ol)>")
 
 
 # --- capture-dev ------------------------------------------------------------------------

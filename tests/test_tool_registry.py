@@ -187,7 +187,12 @@ class _Offering:
 
 @pytest.mark.parametrize(
     ("window", "max_tokens", "form"),
-    [(32_768, 1_000, "full"), (2_048, 300, "compact"), (1_024, 300, "none")],
+    [
+        (32_768, 1_000, "full"),
+        (2_048, 300, "compact"),
+        (2_048, 512, "none"),  # the sources would keep under SOURCES_FLOOR tokens
+        (1_024, 300, "none"),
+    ],
 )
 def test_the_list_offered_shrinks_with_the_context_window(
     window: int, max_tokens: int, form: str

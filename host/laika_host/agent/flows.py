@@ -49,6 +49,7 @@ from .pack import Pack, SourceText, estimate_tokens, pack_page
 from .parse import ParsedResponse, parse_markdown_reply, parse_response, well_formed
 from .parse_llmx import parse_llmx_reply
 from .passage_pack import pack_passages
+from .passage_rank import candidates, rerank
 from .prompts import (
     Task,
     ToolOffer,
@@ -151,6 +152,11 @@ def _system(
 
 TOOL_SHARE = 4
 """The tool list may take at most a quarter of the room the reply leaves in the context."""
+SOURCES_FLOOR = 800
+"""Nor may it leave the sources fewer tokens than this (about three passages): at a
+2,048-token window and its default 512-token reply, the short list (~300 tokens) cut the
+sources from 945 tokens to 650, and the passage that answers reached the model for 70% of
+the retrieval bench's questions instead of 83%."""
 
 
 def tools_that_fit(
@@ -164,13 +170,15 @@ def tools_that_fit(
         return ToolOffer(offered), None
     room = (context_window(provider) - max_tokens) // TOOL_SHARE
     for offer in (ToolOffer(offered), ToolOffer(offered, compact=True)):
-        if estimate_tokens(tool_rule(offer)) <= room:
+        if estimate_tokens(tool_rule(offer)) <= room and (
+            pack_budget(provider, max_tokens, _system(provider, offer)) >= SOURCES_FLOOR
+        ):
             return offer, None
     cost = estimate_tokens(tool_rule(ToolOffer(offered, compact=True)))
     return ToolOffer(), (
-        f"no tools were offered: even their short list (~{cost} tokens) does not fit the "
-        f"model's context window ({context_window(provider)} tokens); set the provider's "
-        "context_window to offer them"
+        f"no tools were offered: even their short list (~{cost} tokens) would crowd the "
+        f"sources out of the model's context window ({context_window(provider)} tokens); "
+        "set the provider's context_window to offer them"
     )
 
 
@@ -499,13 +507,23 @@ async def _pack(
     bodies = await store.sources.bodies_of(matched)
     bodies += await store.sources.bodies(collection_id, limit=FILL_SOURCES)
     sources = {body["source_id"]: SourceText(**body) for body in bodies}
+    spans = await store.passages.spans(matched)
+    markdown = {source_id: source.markdown for source_id, source in sources.items()}
+    ranked = rerank(question, candidates(hits, spans), markdown)
+    import os
+
+    if budget < 2000 and ranked and os.environ.get("FOCUS"):
+        n = int(os.environ["FOCUS"])
+        top = ranked[0].source_id
+        first = [h for h in ranked if h.source_id == top][:n]
+        ranked = first + [h for h in ranked if h not in first]
     total = await store.sources.captured_count(collection_id)
     return pack_passages(
         collection_id,
         title,
         sources,
-        hits,
-        await store.passages.spans(matched),
+        ranked,
+        spans,
         budget_tokens=budget,
         context_format=fmt,
         unlisted=max(0, total - len(sources)),

@@ -22,6 +22,7 @@ import itertools
 import re
 from dataclasses import dataclass, field, replace
 
+from ..capture.text import links_as_text
 from ..llm.config import ContextFormat
 from ..redact import redact_text
 from ..store.passage_index import PassageHit
@@ -43,7 +44,9 @@ WHOLE_SHARE = 0.25
 """A matching source is sent whole when it costs at most this share of the budget."""
 SKIPPED = "[…]"
 SMALL_BUDGET, SMALL_INDEX_SHARE = 2_000, 0.1
-"""Under SMALL_BUDGET tokens (a 2,048-token model's window) titles take a tenth of it."""
+"""Under SMALL_BUDGET tokens (a 2,048-token model's window) titles take a tenth of it, and
+passages are sent with each link as its text: a page's link targets cost a small window as
+much as its words (the source's own address is in its document; quotes verify as before)."""
 _SENTENCE_GAP = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -57,6 +60,7 @@ class _Excerpt:
     heading: dict[int, str] = field(default_factory=dict)
     cut: set[int] = field(default_factory=set)  # passages sent as a few of their sentences
     tokens: int = 0  # what its document costs now (0: not in the pack yet)
+    links: bool = True  # False: each link as its text, images left out (a small window)
 
     def markdown(self) -> str:
         """The chosen passages in order; a heading path when it changes; `[…]` for gaps."""
@@ -70,6 +74,7 @@ class _Excerpt:
             if heading and heading != last_heading:
                 parts.append(f"**{heading}**")
             text = self.source.markdown[start:end].strip()
+            text = text if self.links else links_as_text(text)
             parts.append(f"{SKIPPED} {text} {SKIPPED}" if ordinal in self.cut else text)
             last_ordinal, last_heading = ordinal, heading
         if last_ordinal >= 0 and not self._reaches_end(last_ordinal):
@@ -158,7 +163,7 @@ def _take_hit(
             whole[source.source_id] = cost
             budget.pack.tiers[source.source_id] = "full"
             return
-        excerpt = _Excerpt(source)
+        excerpt = _Excerpt(source, links=budget.pack.budget >= SMALL_BUDGET)
     if hit.ordinal in excerpt.spans:
         return
     if not _try_add(budget, excerpt, hit.ordinal, (hit.start, hit.end, hit.heading)):

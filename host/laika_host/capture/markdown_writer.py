@@ -170,7 +170,7 @@ def _children(element: Element, flags: int) -> str:
         )
     written = emphasis.resolve(parts, flags)
     if _HARD_BREAK in written:
-        written = _without_stray_breaks(written)
+        written = _without_stray_breaks(written, at_block_end=block)
     if len(written) < 2 or flags & PRE:
         return "".join(written)
     return _join_blocks(written)
@@ -271,14 +271,20 @@ def _breaks_code(kid: Element) -> bool:
     return isinstance(tag, str) and (tag in _LINK_BREAKERS or holds_block(kid, _LINK_BREAKERS))
 
 
-def _without_stray_breaks(parts: list[str]) -> list[str]:
-    """Hard breaks that end up next to a block edge: there they would leave a bare `\\`."""
+def _without_stray_breaks(parts: list[str], *, at_block_end: bool) -> list[str]:
+    """Hard breaks that end up next to a block edge: there they would leave a bare `\\`.
+    `at_block_end`: the parts are a block's, so a break with nothing after it ends the block
+    (`<ul>a<br></ul>`: a text in a list, outside its items)."""
+    last = max((at for at, part in enumerate(parts) if part), default=-1)
     kept: list[str] = []
     for index, part in enumerate(parts):
         if part == _HARD_BREAK:
             following = parts[index + 1] if index + 1 < len(parts) else ""
             after_block = kept and kept[-1].endswith("\n") and not kept[-1].endswith(_HARD_BREAK)
             if following.startswith("\n") or after_block:
+                continue
+            if at_block_end and index == last:
+                kept.append("\n")  # the line ends here all the same
                 continue
         kept.append(part)
     return kept

@@ -65,6 +65,9 @@ def _contents_line(context: click.Context) -> str:
 
 
 def _section(context: click.Context) -> str:
+    # click caches a command's help option when first built: one made by a caller without
+    # `-h` (a test invoking the subcommand alone) would show here; build it as `laika` does
+    context.command._help_option = None
     level = "#" * min(2 + _depth(context), 4)
     return (
         f"{level} `{context.command_path}`\n\n```text\n{context.command.get_help(context)}\n```\n"

@@ -90,11 +90,12 @@ _FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str], Callable[[str], bool] | 
 # punctuation, soft hyphens, zero-width characters.
 _MARKUP = re.compile(r"[*`~\u00ad\u200b\u200c\u200d\u2060\ufeff]+|\\(?=[!-/:-@\[-`{-~])")
 _MARKERS = "*`~"
-# Markup between two characters of a key: only then can flattening find a key not seen before.
+# Markup between two characters of a key: only then can flattening find a key not seen before
+# (an escaped `_` counts after a key character or a mark: `e5f6\u00ad\\_g7h8`).
 # It starts with the marker, so the engine skips to the (rare) marker characters.
 _MARKS = "*`~\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SPLIT = re.compile(
-    f"[{_MARKS}](?<=[A-Za-z0-9_.-].)[{_MARKS}]*[A-Za-z0-9_.-]|\\\\_(?<=[A-Za-z0-9_.-]..)"
+    f"[{_MARKS}](?<=[A-Za-z0-9_.-].)[{_MARKS}]*[A-Za-z0-9_.-]|\\\\_(?<=[A-Za-z0-9_.{_MARKS}-]..)"
 )
 
 
