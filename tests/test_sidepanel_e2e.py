@@ -419,6 +419,42 @@ def test_xss_vectors_as_model_answers_execute_nothing_in_the_panel(
     assert panel.problems() == []
 
 
+def test_unticked_sources_are_left_out_of_answers_and_the_chat_says_so(panel: Page) -> None:
+    """NotebookLM's checkboxes: a source unticked on the list is not read (`skip_sources`);
+    with every source unticked the chat says so, and the host refuses in the panel's words."""
+    panel.click("#tab-sources")
+    panel.wait("document.querySelector('#source-list .use-source')", what="the sources' boxes")
+    boxes = "[...document.querySelectorAll('#source-list .use-source')]"
+    total = panel.eval(f"{boxes}.length")
+    assert panel.eval(f"{boxes}.every(box => box.checked)")
+    panel.eval(f"{boxes}.forEach(box => box.click()), true")
+    shoot(panel, "sources-choice")
+    panel.click("#tab-chat")
+    line = panel.eval("document.querySelector('#source-choice-line').textContent")
+    assert line.startswith("Every source is unticked: answers have nothing to read."), line
+    shoot(panel, "chat-source-choice")
+    answer = ask(panel, "Why does high water come twice a day?")
+    assert answer["state"] == "error", answer
+    assert "every source of 'Inbox' is left out" in answer["status"], answer["status"]
+    assert "laika " not in answer["status"]
+    panel.click("#tab-sources")
+    panel.click("#source-list .use-source")  # one ticked again: answers read it alone
+    panel.click("#tab-chat")
+    line = panel.eval("document.querySelector('#source-choice-line').textContent")
+    if total > 1:
+        assert line == (
+            f"Answers read 1 of {total} sources: {total - 1} "
+            f"{'source' if total == 2 else 'sources'} unticked on the Sources tab."
+        ), line
+    answer = ask(panel, "Why does high water come twice a day?")
+    assert answer["state"] == "done", answer
+    panel.click("#tab-sources")
+    panel.eval(f"{boxes}.filter(box => !box.checked).forEach(box => box.click()), true")
+    panel.click("#tab-chat")
+    assert panel.eval("document.querySelector('#source-choice-line').hidden")
+    assert panel.problems() == []
+
+
 def test_a_removed_host_manifest_shows_the_exact_fix(browser: PanelBrowser, panel: Page) -> None:
     pid = panel.eval("window.laikaPanel.request('host.info').then(info => info.pid)")
     browser.manifest.unlink()

@@ -7,6 +7,7 @@ import { describeError } from "./errors.js";
 import { mountUi } from "./ui_live.js";
 import { mountChat } from "./views/chat.js";
 import { mountReader } from "./views/reader.js";
+import { SourceChoice } from "./source_choice.js";
 import { mountSettings } from "./views/settings.js";
 import { mountSources } from "./views/sources.js";
 import { mountTopbar } from "./views/topbar.js";
@@ -26,6 +27,7 @@ function createApp() {
     host,
     collection: null, // the collection the views show (none: the store has none yet)
     collections: [],
+    sourceChoice: new SourceChoice(), // the sources answers read (ticks on the source list)
     defaultCollection: null, // `capture.default_collection`, read from the host on connect
     settings: { capture: { mode: "auto", maxChars: 8000000 }, provider: "" }, // capture.js's own defaults
     request: (type, payload = {}, options = {}) => host.request(type, payload, options),

@@ -9,6 +9,7 @@ import { answerNotes } from "../answer_notes.js";
 import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
+import { choiceLine } from "../source_choice.js";
 import { streamingPreview } from "../stream_text.js";
 import { ToolCalls } from "../tool_calls.js";
 
@@ -20,6 +21,9 @@ export function mountChat(app, root) {
   const view = new ChatView(app, root);
   app.on("connected", () => view.loadHistory());
   app.on("collection", () => view.loadHistory());
+  app.on("collection", () => view.showChoice());
+  app.on("collections", () => view.showChoice());
+  app.on("source-choice", () => view.showChoice());
   return view;
 }
 
@@ -58,6 +62,8 @@ class ChatView {
       this.question,
       h("div", { class: "actions" }, this.askButton, this.stopButton, this.pageButton),
     );
+    this.choice = h("p", { class: "muted choice-line", id: "source-choice-line", hidden: true });
+    this.form.append(this.choice);
     this.empty = h("p", { class: "muted", id: "chat-empty" }, ASK_HINT);
     // approvals are announced here, politely: focus never jumps away from what the user types
     this.live = h("p", { class: "visually-hidden", id: "chat-announce", role: "status", "aria-live": "polite" });
@@ -101,6 +107,22 @@ class ChatView {
     return bubble.item;
   }
 
+  /** How many of the shown collection's sources answers leave out (unticked), if any. */
+  showChoice() {
+    const collection = this.app.collection;
+    const listed = this.app.collections.find((c) => c.title === collection)?.source_count ?? 0;
+    const total = this.app.sourceChoice.total(collection) ?? listed; // the list the user ticks
+    const line = collection ? choiceLine(this.app.sourceChoice.leftOut(collection).length, total) : null;
+    this.choice.textContent = line ?? "";
+    this.choice.hidden = !line;
+  }
+
+  /** The sources unticked on the list, which the answer must not read. */
+  choicePayload() {
+    const left = this.app.sourceChoice.leftOut(this.app.collection);
+    return left.length ? { skip_sources: left } : {};
+  }
+
   providerPayload() {
     const provider = this.app.settings.provider;
     return provider ? { provider } : {};
@@ -114,7 +136,12 @@ class ChatView {
     if (!this.app.collection) await this.app.reloadCollections?.();
     if (!this.app.collection) return this.app.toast(NOTHING_SAVED, "error"); // the question stays
     this.question.value = "";
-    const payload = { question, collection: this.app.collection, ...this.providerPayload() };
+    const payload = {
+      question,
+      collection: this.app.collection,
+      ...this.providerPayload(),
+      ...this.choicePayload(),
+    };
     this.run(question, "Thinking…", (options) => this.app.request("chat.ask", payload, options));
   }
 

@@ -381,10 +381,12 @@ class SourcesView {
     this.listStatus.textContent = "Loading…";
     try {
       const { sources } = await this.app.request("sources.list", { collection: this.app.collection, limit: 200 });
+      this.app.sourceChoice.keepOnly(this.app.collection, sources.map((source) => source.id));
       fill(this.list, sources.map((source) => this.row(source)));
       this.listStatus.textContent = sources.length
-        ? `${counted(sources.length, "source")} in ${this.app.collection}`
+        ? `${counted(sources.length, "source")} in ${this.app.collection}; answers read the ticked ones`
         : this.noSources();
+      this.app.emit("source-choice");
     } catch (error) {
       fill(this.list);
       this.listStatus.textContent =
@@ -441,10 +443,21 @@ class SourcesView {
         "Delete",
       ),
     ];
+    const collection = this.app.collection;
+    const use = h("input", {
+      type: "checkbox",
+      class: "use-source",
+      checked: this.app.sourceChoice.uses(collection, source.id),
+      title: "Read in answers",
+      "aria-label": `Read ${title} in answers`,
+      onchange: (event) => {
+        if (this.app.sourceChoice.set(collection, source.id, event.target.checked)) this.app.emit("source-choice");
+      },
+    });
     return h(
       "li",
       { class: "source", dataset: { id: source.id } },
-      h("button", { type: "button", class: "link title", onclick: () => this.open(source.id) }, title),
+      h("div", { class: "source-head" }, use, h("button", { type: "button", class: "link title", onclick: () => this.open(source.id) }, title)),
       h("div", { class: "meta" }, source.url ? shortUrl(source.url) : source.kind, " ", this.statusChips(source)),
       h("div", { class: "row-actions" }, actions),
     );

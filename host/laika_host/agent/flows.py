@@ -58,6 +58,7 @@ from .prompts import (
     tool_rule,
     user_prompt,
 )
+from .source_choice import SourceChoice, checked
 from .verify import Verification, verify_citations
 
 Status = Literal["ok", "partial", "invalid_output", "error", "unsupported"]
@@ -65,6 +66,7 @@ OnDelta = Callable[[str], None]
 REPLY_SHARE, REPLY_FLOOR = 4, 256
 MAX_PACK_TOKENS = 24_000  # cost and latency bound even for large-context models
 SEARCH_LIMIT = 200
+NO_CHOICE = SourceChoice()
 FILL_SOURCES = 100
 """The newest sources read to fill what the matching passages leave of the budget."""
 MAX_FAILURE_MESSAGE = 300
@@ -211,8 +213,10 @@ async def ask(
     on_delta: OnDelta | None = None,
     fallback: bool = False,
     tools: ToolRunner | None = None,
+    sources: SourceChoice = NO_CHOICE,
 ) -> Answer:
-    """Answer `question` from the collection's sources, with verified citations. With
+    """Answer `question` from the collection's sources (those `sources` allows), with
+    verified citations. With
     `fallback`, a provider that gives no answer (down, refusing, failing) is replaced by the
     offline runtime over the same collection, and the answer says so (`Answer.fallback`).
     `tools`: the turn's tool runner (None: no tools offered, proposals ignored). A secret in
@@ -220,6 +224,9 @@ async def ask(
     it redacted."""
     question = redact_text(question)
     target = await store.collections.get(collection)
+    sources = await checked(
+        store, target.id, target.title, sources, sources_in_collection=target.source_count
+    )
     if not target.source_count:  # nothing to ground an answer in: no model call
         turn = _Turn(store, target.id, question, Pack(), None, None, max_tokens, on_delta)
         turn.tools = tools
@@ -230,7 +237,13 @@ async def ask(
     offered = tools_that_fit(provider, max_tokens, tools)[0]
     budget = budget_for(provider, max_tokens, offered)
     pack = await _pack(
-        store, target.id, target.title, question, budget, fmt=context_format(provider)
+        store,
+        target.id,
+        target.title,
+        question,
+        budget,
+        fmt=context_format(provider),
+        choice=sources,
     )
     if provider is not None:
         pack = await _fit(
@@ -242,11 +255,12 @@ async def ask(
             store=store,
             target=target,
             tools=offered,
+            choice=sources,
         )
     turn = _Turn(store, target.id, question, pack, provider, client, max_tokens, on_delta)
     turn.tools = tools
     if fallback and provider is not None:
-        turn.fallback = lambda: _offline_repacked(store, target, question)
+        turn.fallback = lambda: _offline_repacked(store, target, question, sources)
     return await turn.run("web.answer", lambda: _offline(question, pack), "chat.ask")
 
 
@@ -455,6 +469,7 @@ async def _fit(
     store: Store,
     target: Any,
     tools: Sequence[str] | None = None,
+    choice: SourceChoice = NO_CHOICE,
 ) -> Pack:
     """Repack smaller while the server's own tokenizer (llama-server's `/tokenize`) says the
     prompt would not fit; our character estimate cannot know every tokenizer."""
@@ -467,7 +482,7 @@ async def _fit(
         if used is None or used + max_tokens + FIT_MARGIN <= window:
             return pack
         budget = max(64, int(budget * (window - max_tokens - FIT_MARGIN) / used * 0.9))
-        pack = await _pack(store, target.id, target.title, question, budget, fmt=fmt)
+        pack = await _pack(store, target.id, target.title, question, budget, fmt=fmt, choice=choice)
     return pack
 
 
@@ -495,29 +510,31 @@ async def _pack(
     budget: int,
     *,
     fmt: ContextFormat = "json",
+    choice: SourceChoice = NO_CHOICE,
 ) -> Pack:
     """The passages that match the question first (`passage_pack`), then the newest other
-    sources while the budget lasts. Reads only the sources it may send: a collection of
-    50,000 costs what one of 200 does."""
+    sources while the budget lasts; only sources `choice` allows. Reads only the sources it
+    may send: a collection of 50,000 costs what one of 200 does."""
     try:
-        hits = await store.passages.search(question, collection_id=collection_id)
+        hits = await store.passages.search(
+            question, collection_id=collection_id, source_ids=choice.only or None
+        )
     except InvalidInputError:  # no searchable words: the newest sources still go in
         hits = []
+    hits = [hit for hit in hits if choice.allows(hit.source_id)]
     matched = list(dict.fromkeys(hit.source_id for hit in hits))
     bodies = await store.sources.bodies_of(matched)
-    bodies += await store.sources.bodies(collection_id, limit=FILL_SOURCES)
-    sources = {body["source_id"]: SourceText(**body) for body in bodies}
+    if choice.only:  # the chosen ones fill the rest, in the order chosen
+        bodies += await store.sources.bodies_of(list(choice.only))
+        total = len(choice.only)
+    else:
+        bodies += await store.sources.bodies(collection_id, limit=FILL_SOURCES)
+        total = await store.sources.captured_count(collection_id) - len(choice.skip)
+    allowed = (body for body in bodies if choice.allows(body["source_id"]))
+    sources = {body["source_id"]: SourceText(**body) for body in allowed}
     spans = await store.passages.spans(matched)
     markdown = {source_id: source.markdown for source_id, source in sources.items()}
     ranked = rerank(question, candidates(hits, spans), markdown)
-    import os
-
-    if budget < 2000 and ranked and os.environ.get("FOCUS"):
-        n = int(os.environ["FOCUS"])
-        top = ranked[0].source_id
-        first = [h for h in ranked if h.source_id == top][:n]
-        ranked = first + [h for h in ranked if h not in first]
-    total = await store.sources.captured_count(collection_id)
     return pack_passages(
         collection_id,
         title,
@@ -538,10 +555,12 @@ def _ready(make: Callable[[], Answer]) -> Callable[[], Awaitable[Answer]]:
     return answer
 
 
-async def _offline_repacked(store: Store, target: Any, question: str) -> Answer:
+async def _offline_repacked(
+    store: Store, target: Any, question: str, choice: SourceChoice = NO_CHOICE
+) -> Answer:
     """The offline answer with the offline runtime's own budget (a small model's pack would
     leave most of the collection out)."""
-    pack = await _pack(store, target.id, target.title, question, MAX_PACK_TOKENS)
+    pack = await _pack(store, target.id, target.title, question, MAX_PACK_TOKENS, choice=choice)
     return _offline(question, pack)
 
 

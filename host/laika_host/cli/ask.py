@@ -118,6 +118,16 @@ fallback_option = click.option(
 @fallback_option
 @no_tools_option
 @context_format_option
+@click.option(
+    "--source",
+    "only",
+    multiple=True,
+    metavar="ID",
+    help="Read only this source (repeat for several; `laika sources list` shows the ids).",
+)
+@click.option(
+    "--skip-source", "skip", multiple=True, metavar="ID", help="Leave this source out (repeat)."
+)
 @json_option
 def ask(
     question: str,
@@ -131,10 +141,13 @@ def ask(
     no_fallback: bool,
     no_tools: bool,
     context_format: str | None,
+    only: tuple[str, ...],
+    skip: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Ask a question over a collection; the answer's citations are checked against the
-    stored text of the sources (verified or flagged).
+    stored text of the sources (verified or flagged). --source and --skip-source choose
+    which of its sources the answer reads.
 
     On a terminal the answer streams as the model writes it; piped, or with --json, only the
     checked answer is printed. When the default provider does not answer, one line on stderr
@@ -145,7 +158,7 @@ def ask(
     y/N on a terminal; otherwise it stays pending (`laika approvals approve ID` runs it).
     Browser tools run only from the browser extension.
     """
-    from ..service.ask import AskOptions
+    from ..service.ask import AskOptions, SourceChoice
     from ..service.ask import ask as ask_service
     from ..service.models import ProviderChoice
 
@@ -160,6 +173,7 @@ def ask(
             fallback=not no_fallback,
             on_delta=stream.on_delta,
             tools=None if no_tools else cli_runner(store, provider, collection, as_json=as_json),
+            sources=SourceChoice(only, skip),
         )
         return await ask_service(store, question, options)
 

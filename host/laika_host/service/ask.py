@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..agent.pack import count
+from ..agent.source_choice import MAX_CHOSEN, SourceChoice
 from ..defaults import DEFAULT_COLLECTION, DEFAULT_MAX_TOKENS, LIST_LIMIT
 from ..events.bus import emit
 from ..events.payloads import chat_answered as chat_payload
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
     from ..llm.config import ProviderConfig
     from ..store.records import ChatEvent
     from ..tools.turn import ToolRunner
+
+__all__ = [  # with what the faces build options from
+    "MAX_CHOSEN",
+    "AskOptions",
+    "SourceChoice",
+    "answer_json",
+    "ask",
+    "check_question",
+    "choose",
+    "coverage_line",
+    "history",
+    "history_event",
+]
 
 OnDelta = Callable[[str], None]
 
@@ -45,6 +59,8 @@ class AskOptions:
     tools: ToolRunner | None = None
     """The turn's tool runner (the Policy Gate, built by the caller, which knows how the user
     approves); None: no tool is offered and the prompt is unchanged."""
+    sources: SourceChoice = field(default_factory=SourceChoice)
+    """The sources the answer may read (all of the collection's unless the user chose)."""
 
     def falls_back(self) -> bool:
         return self.fallback and self.provider.by_default
@@ -75,6 +91,7 @@ async def ask(store: Store, question: str, options: AskOptions | None = None) ->
         on_delta=options.on_delta,
         fallback=options.falls_back(),
         tools=options.tools,
+        sources=options.sources,
     )
     await emit(
         store, "chat.answered", await chat_payload(store, options.collection, question, answer)

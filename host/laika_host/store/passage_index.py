@@ -12,8 +12,9 @@ collection through its scope token.
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import aiosqlite
@@ -128,23 +129,35 @@ class PassageIndex:
         return found
 
     async def search(
-        self, text: str, *, collection_id: str | None = None, limit: int = PASSAGE_LIMIT
+        self,
+        text: str,
+        *,
+        collection_id: str | None = None,
+        source_ids: Sequence[str] | None = None,
+        limit: int = PASSAGE_LIMIT,
     ) -> list[PassageHit]:
-        """The best `limit` passages for what the user typed (any of its words)."""
+        """The best `limit` passages for what the user typed (any of its words); with
+        `source_ids`, of those sources only."""
         if await self.pending():
             await self.catch_up()
         query = Query(text)
         match = query.fts("OR")
         if collection_id is not None:
             match = f'scope : "{scope_token(collection_id)}" AND ({match})'
+        among = ""
+        if source_ids is not None:
+            among = (
+                "AND rowid IN (SELECT p.seq FROM passages p JOIN sources s "
+                "ON s.seq = p.source_seq WHERE s.id IN (SELECT value FROM json_each(:ids))) "
+            )
         rows = await self.db.fetch_all(
             "WITH top AS (SELECT rowid AS seq, bm25(passages_fts, "
-            f"{WEIGHTS}) AS score FROM passages_fts WHERE passages_fts MATCH :query "
+            f"{WEIGHTS}) AS score FROM passages_fts WHERE passages_fts MATCH :query {among}"
             "ORDER BY score LIMIT :limit) "
             "SELECT s.id AS source_id, p.ordinal, p.heading, p.start_at, p.end_at, top.score "
             "FROM top JOIN passages p ON p.seq = top.seq JOIN sources s ON s.seq = p.source_seq "
             "ORDER BY top.score",
-            {"query": match, "limit": limit},
+            {"query": match, "limit": limit, "ids": json.dumps(list(source_ids or []))},
         )
         return [
             PassageHit(

@@ -511,6 +511,17 @@ class Sources:
         found = {row["id"]: _body(row) for row in rows}
         return [found[source_id] for source_id in source_ids if source_id in found]
 
+    async def ids_in(self, collection_id: str, source_ids: builtins.list[str]) -> builtins.set[str]:
+        """Which of `source_ids` are sources of the collection."""
+        if not source_ids:
+            return set()
+        rows = await self.db.fetch_all(
+            "SELECT id FROM sources WHERE collection_id = ? "
+            "AND id IN (SELECT value FROM json_each(?))",
+            (collection_id, json.dumps(source_ids)),
+        )
+        return {str(row[0]) for row in rows}
+
     async def captured_count(self, collection_id: str) -> int:
         row = await self.db.fetch_one(
             "SELECT count(*) FROM sources WHERE collection_id = ? AND capture_status = 'captured'",

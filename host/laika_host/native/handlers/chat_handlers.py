@@ -10,10 +10,11 @@ provider that fails is an answer with status `error`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...service import ask as ask_service
-from ...service.ask import AskOptions, answer_json
+from ...service.ask import AskOptions, SourceChoice, answer_json
 from ...service.models import ProviderChoice
 from ...service.summarize import summarize_page
 from ...store import Store
@@ -48,7 +49,10 @@ def _options(
 
 async def chat_ask(payload: ChatAsk, ctx: RequestContext) -> dict[str, Any]:
     store = await ctx.session.resources.store()
-    options = _options(payload, ctx, store, payload.collection)
+    options = replace(
+        _options(payload, ctx, store, payload.collection),
+        sources=SourceChoice(tuple(payload.sources or ()), tuple(payload.skip_sources or ())),
+    )
     answer = await ask_service.ask(store, payload.question, options)
     return answer_json(answer)
 

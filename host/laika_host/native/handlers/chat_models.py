@@ -14,9 +14,10 @@ from ...defaults import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
 )
+from ...service.ask import MAX_CHOSEN
 from ...store.records import ChatEvent
 from .base_models import StrictPayload
-from .store_models import CollectionRef, ObservedPagePayload
+from .store_models import CollectionRef, ObservedPagePayload, SourceId
 from .tool_models import ToolCallEvent
 
 ProviderRef = Annotated[
@@ -41,6 +42,13 @@ class ChatAsk(StrictPayload):
     provider: ProviderRef | None = None
     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS
     tools: bool = Field(default=True, description=TOOLS_FLAG)
+    sources: Annotated[list[SourceId], Field(max_length=MAX_CHOSEN)] | None = Field(
+        default=None,
+        description="Read only these sources of the collection (absent: all of them).",
+    )
+    skip_sources: Annotated[list[SourceId], Field(max_length=MAX_CHOSEN)] | None = Field(
+        default=None, description="Leave these sources of the collection out."
+    )
 
 
 class ChatHistory(StrictPayload):
