@@ -179,7 +179,6 @@ def test_a_header_is_read_only_while_no_claim_holds_its_file(
     gets the bytes read when it was first claimed."""
     from laika_host.store import held_files
 
-    held_before, pending_before = set(held_files._held), set(held_files._pending)
     with tempfile.TemporaryDirectory() as folder:
         paths = [Path(folder) / f"db{index}" for index in range(3)]
         live: list[held_files.Claim] = []
@@ -215,9 +214,8 @@ def test_a_header_is_read_only_while_no_claim_holds_its_file(
             held_files._read_header = real_read  # type: ignore[assignment]
             for made in live:
                 made.release()
-        # (a connection of another test may live on until collected: see `Claim.follow`)
-        assert set(held_files._held) <= held_before
-        assert set(held_files._pending) <= pending_before
+        assert not held_files._held
+        assert not held_files._pending
 
 
 def test_threads_opening_one_store_at_once_never_read_beside_a_connection(tmp_path: Path) -> None:
@@ -241,10 +239,10 @@ def test_threads_opening_one_store_at_once_never_read_beside_a_connection(tmp_pa
     assert not store_file_guard.take_violations()
 
 
-def test_a_closed_connection_whose_cursor_lives_on_keeps_its_file_held(tmp_path: Path) -> None:
-    """sqlite3's `close` leaves the file open while a statement of the connection lives (a
-    cursor an exception's traceback keeps): the claim follows the connection to its end, so
-    the next open reads no header beside it; once the cursor goes, the file is free."""
+def test_a_closed_connection_whose_cursor_lives_on_lets_go_of_its_file(tmp_path: Path) -> None:
+    """sqlite3's `close` left the file open while a statement of the connection lived on (a
+    cursor an exception's traceback keeps), after its claim was released: the next open read
+    the header beside it. `HeldConnection.close` closes its cursors first."""
     from laika_host.store import held_files
     from laika_host.store._db import Database
 
@@ -264,10 +262,7 @@ def test_a_closed_connection_whose_cursor_lives_on_keeps_its_file_held(tmp_path:
             await store.collections.list()
 
     cursor = asyncio.run(leave_a_cursor())
-    assert store_file_guard._held_descriptors({str(db)}), "sqlite3 closed it after all"
-    key = (db.stat().st_dev, db.stat().st_ino)
-    assert key in held_files._held
+    assert not store_file_guard._held_descriptors({str(db)}), "the file is still open"
+    assert (db.stat().st_dev, db.stat().st_ino) not in held_files._held
     assert _violations_of(lambda: asyncio.run(open_again())) == []
     del cursor
-    assert not store_file_guard._held_descriptors({str(db)})
-    assert key not in held_files._held

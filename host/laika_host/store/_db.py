@@ -171,7 +171,6 @@ class Database:
             )
         if file_claim is not None:
             file_claim.settle()
-            file_claim.follow(connection._conn)  # aiosqlite's one handle on it
         connection.row_factory = row_type(path)  # rows name their file (`rows.from_row`)
         database = cls(connection, path, write_deadline=deadline, claim=file_claim)
         try:

@@ -179,7 +179,6 @@ def _sqlite(path: Path, *, read_only: bool) -> Iterator[sqlite3.Connection]:
         except SQLITE_FAILURES as error:
             raise (storage_error(error, path) or error) from error
         file_claim.settle()
-        file_claim.follow(connection)
         try:
             yield connection
         finally:

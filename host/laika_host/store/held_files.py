@@ -24,6 +24,7 @@ import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HEADER_BYTES = 20  # through the read version (offset 19); see `header.py`
 
@@ -59,20 +60,6 @@ class Claim:
     _key: _FileKey | None
     _real: str = field(default="")
     _released: bool = False
-    _followed: bool = False
-
-    def follow(self, connection: sqlite3.Connection) -> None:
-        """Hold the file until `connection` is gone, not merely closed: sqlite3's `close`
-        leaves the file open while a statement of the connection lives on (a cursor that an
-        exception's traceback keeps), and a header read then would drop its locks. Once
-        followed, `release` is left to the connection's end. `connection`: a `HeldConnection`."""
-        self._followed = True
-        weakref.finalize(connection, self._end)
-
-    def release(self) -> None:
-        """After closing (or a failed connect); a followed claim ends with its connection."""
-        if not self._followed:
-            self._end()
 
     def settle(self) -> None:
         """A file SQLite created for this connection: count it by its inode from now on."""
@@ -85,7 +72,7 @@ class Claim:
                 _count(key, self.header.data)
             self._key = key
 
-    def _end(self) -> None:
+    def release(self) -> None:
         if self._released:
             return
         self._released = True
@@ -101,8 +88,34 @@ class Claim:
 
 
 class HeldConnection(sqlite3.Connection):
-    """sqlite3's connection, made weak-referenceable so that a claim can follow it to its
-    end (`Claim.follow`); pass as `factory=` to `sqlite3.connect` or `aiosqlite.connect`."""
+    """sqlite3's connection, whose `close` closes every cursor it made first: sqlite3's own
+    leaves the file open while a statement of a cursor lives on (one that an exception's
+    traceback keeps), and the claim released then would let a header read drop its locks.
+    Pass as `factory=` to `sqlite3.connect` or `aiosqlite.connect`; the package's code (and
+    aiosqlite) runs statements through `execute*`, which track their cursors."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._cursors: weakref.WeakSet[sqlite3.Cursor] = weakref.WeakSet()
+
+    def _tracked(self) -> sqlite3.Cursor:
+        made = self.cursor()
+        self._cursors.add(made)
+        return made
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return self._tracked().execute(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        return self._tracked().executemany(sql, parameters)
+
+    def executescript(self, script: str, /) -> sqlite3.Cursor:
+        return self._tracked().executescript(script)
+
+    def close(self) -> None:
+        for made in list(self._cursors):
+            made.close()
+        super().close()
 
 
 def claim(path: Path) -> Claim:
