@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from ..capture.text import links_as_text
 from ..llm.config import ContextFormat
-from ..redact import redact_text
+from ..redact import pinned, redact_text
 from ..store.passage_index import PassageHit
 from .context_format import document_text
 from .pack import (
@@ -100,6 +100,7 @@ class _Budget:
         return self.pack.tokens + tokens <= self.pack.budget
 
 
+@pinned  # the user's extra secret names read once per pack, not once per title and passage
 def pack_passages(
     collection_id: str,
     collection_title: str,

@@ -12,6 +12,7 @@ below the best are left out. When nothing matches it says so and suggests what t
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -88,6 +89,7 @@ def _content_words(text: str) -> list[str]:
     ]
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a page's words repeat; ranking stems them all
 def stem(word: str) -> str:
     if not word.isdigit():
         for suffix in _SUFFIXES:
