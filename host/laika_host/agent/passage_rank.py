@@ -19,12 +19,11 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 
-from ..llm.offline import terms
+from ..llm.offline import K1, B, terms
 from ..store.passage_index import PassageHit
 
 TOP_SOURCES = 3
 """Every passage of this many best-ranked sources joins the candidates."""
-K1, B = 1.2, 0.75
 
 
 def candidates(
