@@ -101,3 +101,67 @@ def test_a_word_is_its_own_inflection_and_any_inflection_reads_both_ways(word: s
     assert _inflected(word, word)
     for ending in ("s", "ed", "ing"):
         assert _inflected(word, word + ending) == _inflected(word + ending, word)
+
+
+def test_a_sentence_read_with_its_neighbours_answers_what_it_alone_does_not_name() -> None:
+    tower = Passage(
+        "src_tower",
+        "The Eiffel Tower stands on the Champ de Mars in Paris. It opened to visitors in 1889, "
+        "two years after building began.",
+        "Eiffel Tower",
+    )
+    result = answer("When did the Eiffel Tower open?", [tower, BREAD])
+    assert result.supported
+    assert any(q.quote.startswith("It opened to visitors in 1889") for q in result.citations)
+
+
+def test_sentences_that_miss_most_of_the_question_are_offered_as_leads_not_an_answer() -> None:
+    """Half the question's weight is no answer: the closest sentences are quoted and cited,
+    and the answer says plainly that they do not answer it as asked."""
+    result = answer("What do sailors read in hurricanes?", [TIDES, BREAD])
+    assert not result.supported
+    assert [q.source_id for q in result.citations] == ["src_tides"]
+    assert result.markdown.startswith("No sentence in your sources answers this as asked")
+    assert "do not mention “hurricanes”" in result.markdown
+    assert "come nearest" in result.markdown
+
+
+_VOCABULARY = [f"{a}{b}{c}ox" for a in "bdfgk" for b in "aeiou" for c in "lmnrt"]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from(_VOCABULARY), min_size=4, max_size=12), min_size=1),
+    st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=6),
+)
+def test_an_answer_is_supported_only_when_one_sentence_in_context_holds_most_of_the_question(
+    texts: list[list[str]], asked: list[str]
+) -> None:
+    passages = [
+        Passage(f"src_{n}", "The " + " and the ".join(words) + ".") for n, words in enumerate(texts)
+    ]
+    assert all(p.sentences() == [p.text] for p in passages)  # each is one sentence of prose
+    result = answer(f"Why {' '.join(asked)}?", passages)
+    held = [set(words) for words in texts]
+    wanted = set(asked)
+    if not any(wanted & words for words in held):
+        assert not result.supported
+        assert result.citations == []
+    if any(wanted <= words for words in held):
+        assert result.supported
+    if result.supported:  # each sentence is its whole passage here: no neighbours to read
+        assert any(len(wanted & words) * 2 > len(wanted) for words in held)
+
+
+def test_a_question_asking_for_a_number_is_answered_only_by_a_sentence_holding_one() -> None:
+    munich = Passage(
+        "src_munich",
+        "Munich's goalkeeper faced a storm of shots from the visitors all evening.\n\n"
+        "The people of Munich came to the stadium in their thousands.",
+        "Hockey",
+    )
+    result = answer("How many goalkeepers does Munich have?", [munich])
+    assert not result.supported
+    assert result.citations  # the closest sentences are still offered
+    assert "the closest give no number" in result.markdown
+    counted = Passage("src_count", "Munich has three goalkeepers on its roster this season.")
+    assert answer("How many goalkeepers does Munich have?", [munich, counted]).supported

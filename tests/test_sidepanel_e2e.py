@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -175,6 +176,7 @@ def ask(panel: Page, question: str) -> dict[str, Any]:
             return {states: window.__states, streamed: window.__streamed, state: last.dataset.state,
               text: last.querySelector('.answer').textContent,
               status: last.querySelector('.msg-status').textContent,
+              coverage: last.querySelector('.msg-coverage').textContent,
               chips: [...last.querySelectorAll('.chip')].map(c => ({state: c.dataset.state, label: c.textContent}))}; })()"""
         )
     )
@@ -188,6 +190,12 @@ def test_an_offline_ask_shows_the_answer_with_verified_chips(panel: Page) -> Non
     assert answer["chips"], answer
     assert all(chip["state"] == "verified" for chip in answer["chips"]), answer["chips"]
     assert "Harbour tides" in answer["chips"][0]["label"]
+    # the line under the answer says what it read and how many of its quotes verified
+    assert re.fullmatch(
+        r"Read (\d+ sources?|no source)( in full| in part| in full and \d+ in part)?; "
+        r"(\d+) of \3 citations? verified\.",
+        answer["coverage"],
+    ), answer["coverage"]
     shoot(panel, "chat")
 
 

@@ -13,10 +13,11 @@ const STATUS = {
   invalid_output: "could not be read as an answer",
   error: "failed",
   unsupported: "found nothing in your sources that answers it",
+  leads: "found no sentence in your sources that answers it as asked; the quotes come nearest",
 };
 
 /**
- * @param {{status?: string, warnings?: unknown, provider?: string|null}} result
+ * @param {{status?: string, warnings?: unknown, provider?: string|null, citations?: unknown}} result
  * @returns {string[]} sentences, each ending in a full stop
  */
 export function answerNotes(result) {
@@ -24,7 +25,10 @@ export function answerNotes(result) {
   const status = typeof result?.status === "string" ? result.status : "ok";
   if (status !== "ok") {
     const who = result?.provider === "offline" ? "The offline runtime (no model)" : "The model";
-    notes.push(`${who} ${STATUS[status] ?? `answered with status ${status.replaceAll("_", " ")}`}.`);
+    // An unsupported answer that still quotes offers the closest passages, not an answer.
+    const quoted = Array.isArray(result?.citations) && result.citations.length > 0;
+    const said = STATUS[status === "unsupported" && quoted ? "leads" : status];
+    notes.push(`${who} ${said ?? `answered with status ${status.replaceAll("_", " ")}`}.`);
   }
   for (const warning of Array.isArray(result?.warnings) ? result.warnings : []) {
     const text = typeof warning === "string" ? withoutTrailing(warning.trim(), isStopOrSpace) : "";
@@ -32,4 +36,13 @@ export function answerNotes(result) {
     if (text) notes.push(`${text.charAt(0).toUpperCase()}${text.slice(1)}${end}`);
   }
   return notes;
+}
+
+/**
+ * The host's coverage sentence for the line under an answer ("Read 1 source in full and 2 in
+ * part; 3 of 3 citations verified."), or "" when the result has none (a history event).
+ * @param {{coverage_line?: unknown}} result
+ */
+export function coverageNote(result) {
+  return typeof result?.coverage_line === "string" ? result.coverage_line.trim() : "";
 }

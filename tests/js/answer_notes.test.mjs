@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 
-import { answerNotes } from "../../extension/sidepanel/answer_notes.js";
+import { answerNotes, coverageNote } from "../../extension/sidepanel/answer_notes.js";
 
 test("the offline runtime's answer is never called the model's", () => {
   const offline = answerNotes({ status: "unsupported", provider: "offline", warnings: [] });
@@ -13,6 +13,21 @@ test("the offline runtime's answer is never called the model's", () => {
   const model = answerNotes({ status: "unsupported", provider: "ollama", warnings: [] });
   assert.deepEqual(model, ["The model found nothing in your sources that answers it."]);
   assert.deepEqual(answerNotes({ status: "partial", provider: "x" }), ["The model is partial: the reply stopped before its end."]);
+});
+
+test("an unsupported answer that still quotes offers its quotes as the closest, not as an answer", () => {
+  const leads = answerNotes({ status: "unsupported", provider: "offline", citations: [{ quote: "x" }] });
+  assert.deepEqual(leads, [
+    "The offline runtime (no model) found no sentence in your sources that answers it as asked; the quotes come nearest.",
+  ]);
+});
+
+test("the coverage line is the host's sentence, or nothing", () => {
+  const line = "Read 1 source in full and 2 in part; 3 of 3 citations verified.";
+  assert.equal(coverageNote({ coverage_line: ` ${line} ` }), line);
+  assert.equal(coverageNote({}), "");
+  assert.equal(coverageNote({ coverage_line: 7 }), "");
+  assert.equal(coverageNote(null), "");
 });
 
 test("an ok answer has only the host's warnings, each a sentence", () => {
@@ -31,7 +46,7 @@ test("an ok answer has only the host's warnings, each a sentence", () => {
 
 test("property: any result gives sentences, never a throw", () => {
   fc.assert(
-    fc.property(fc.record({ status: fc.anything(), provider: fc.anything(), warnings: fc.anything() }, { requiredKeys: [] }), (result) => {
+    fc.property(fc.record({ status: fc.anything(), provider: fc.anything(), warnings: fc.anything(), citations: fc.anything() }, { requiredKeys: [] }), (result) => {
       for (const note of answerNotes(result)) {
         assert.equal(typeof note, "string");
         assert.ok(/[.!?]$/.test(note), note);

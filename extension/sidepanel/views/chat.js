@@ -5,7 +5,7 @@
 
 import { answerAsMarkdown } from "../../lib/citations.js";
 import { setSafeHtml } from "../../lib/safe_html.js";
-import { answerNotes } from "../answer_notes.js";
+import { answerNotes, coverageNote } from "../answer_notes.js";
 import { attachChips } from "../chips.js";
 import { describeError } from "../errors.js";
 import { fill, h } from "../dom.js";
@@ -229,6 +229,7 @@ class ChatView {
     const notes = answerNotes(result);
     bubble.status.textContent = notes.join(" ");
     bubble.status.classList.toggle("warn", notes.length > 0);
+    bubble.coverage.textContent = coverageNote(result);
     fill(
       bubble.actions,
       h(
@@ -256,9 +257,10 @@ function userBubble(text) {
 function assistantBubble() {
   const answer = h("div", { class: "answer", "aria-live": "polite" });
   const status = h("p", { class: "msg-status", role: "status" });
+  const coverage = h("p", { class: "msg-coverage" });
   const chips = h("ul", { class: "chips", "aria-label": "Citations" });
   const actions = h("div", { class: "msg-actions" });
   const tools = h("ul", { class: "tool-calls", "aria-label": "Tool calls", hidden: true });
-  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, tools, answer, status, chips, actions);
-  return { item, answer, status, chips, actions, tools };
+  const item = h("li", { class: "msg assistant", dataset: { state: "waiting" } }, tools, answer, status, coverage, chips, actions);
+  return { item, answer, status, coverage, chips, actions, tools };
 }

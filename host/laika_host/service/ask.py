@@ -121,12 +121,15 @@ def coverage_line(coverage: dict[str, Any]) -> str:
 
 def answer_json(answer: Answer) -> dict[str, Any]:
     """The answer as sent to a UI: its fields plus `answer_html`, the answer as safe HTML
-    with each verified citation's marker a link to its quote."""
+    with each verified citation's marker a link to its quote, and `coverage_line`, what it
+    read in one sentence."""
     from ..render.answer_html import answer_to_html
 
+    line = {"coverage_line": coverage_line(answer.coverage)} if answer.coverage else {}
     return {
         **answer.to_json(),
         "answer_html": answer_to_html(answer.answer_markdown, answer.citations),
+        **line,
     }
 
 

@@ -124,6 +124,11 @@ class AnswerResult(BaseModel):
         "verify.",
     )
     coverage: Coverage | None = None
+    coverage_line: str | None = Field(
+        default=None,
+        description='The coverage as the sentence a UI shows under the answer ("Read 1 source '
+        'in full and 2 in part; 3 of 3 citations verified.").',
+    )
 
 
 class HistoryEvent(ChatEvent):
