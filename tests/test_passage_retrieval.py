@@ -223,9 +223,40 @@ def test_a_passage_too_long_for_the_budget_goes_in_as_its_answering_sentences() 
         budget_tokens=300,
         question="spring tide at the eastern gauge",
     )
-    sent = str(pack.documents[1]["content"]["markdown"])
+    [document] = pack.documents  # a small window lists no index of what it sends
+    sent = str(document["content"]["markdown"])
     assert EVIDENCE in sent
     assert sent.startswith("[…]")
     assert sent.endswith("[…]")
     assert len(sent) < len(markdown) / 3
     assert pack.tokens <= pack.budget
+
+
+def test_a_small_window_lists_only_the_sources_it_does_not_send() -> None:
+    """Under 2,000 tokens the index is made last, of the sources not sent, and only when it
+    fits what the passages left; at a larger budget it comes first and lists the best."""
+    from laika_host.agent.pack import SourceText
+    from laika_host.agent.passage_pack import pack_passages
+    from laika_host.store.passage_index import PassageHit
+
+    def source(n: int, words: int) -> SourceText:
+        text = " ".join(["Ferries cross the quay at dawn."] * words)
+        return SourceText(f"src_{n}", f"https://h.test/{n}", f"Page {n}", text, text, "")
+
+    sources = {f"src_{n}": source(n, 3 if n == 0 else 60) for n in range(6)}
+    hit = PassageHit("src_0", 0, "", 0, len(sources["src_0"].markdown), -5.0)
+    for budget in (300, 945, 1_500, 6_000):
+        pack = pack_passages(
+            "col_1", "Harbour", sources, [hit], {}, budget_tokens=budget, question="ferries"
+        )
+        indexes = [d for d in pack.documents if d["kind"] == "collection.index.v1"]
+        listed = {e["source_id"] for d in indexes for e in d["content"]["sources"]}
+        sent = {d["content"]["source_id"] for d in pack.documents if d not in indexes}
+        assert pack.tokens <= pack.budget
+        assert "src_0" in sent
+        assert pack.unlisted == len(sources) - len(sent | listed), budget
+        if budget < 2_000:
+            assert listed.isdisjoint(sent), budget
+        else:
+            assert pack.documents[0] is indexes[0]
+            assert "src_0" in listed

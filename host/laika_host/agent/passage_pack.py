@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..capture.text import links_as_text
 from ..llm.config import ContextFormat
@@ -43,10 +44,11 @@ from .pack import (
 WHOLE_SHARE = 0.25
 """A matching source is sent whole when it costs at most this share of the budget."""
 SKIPPED = "[…]"
-SMALL_BUDGET, SMALL_INDEX_SHARE = 2_000, 0.1
-"""Under SMALL_BUDGET tokens (a 2,048-token model's window) titles take a tenth of it, and
-passages are sent with each link as its text: a page's link targets cost a small window as
-much as its words (the source's own address is in its document; quotes verify as before)."""
+SMALL_BUDGET = 2_000
+"""Under this many tokens (a 2,048-token model's window) the index lists only the sources
+not sent, in what the passages leave, and passages are sent with each link as its text: a
+page's link targets cost a small window as much as its words (the source's own address is in
+its document; quotes verify as before)."""
 _SENTENCE_GAP = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -115,19 +117,18 @@ def pack_passages(
 ) -> Pack:
     """`sources`: the sources hits name plus others to fill with (newest first); `hits`:
     best first; `neighbours`: each hit source's passages (ordinal -> start, end, heading)."""
-    pack = Pack(budget=budget_tokens)
+    pack = Pack(budget=budget_tokens, unsent=unlisted)
     order = list(dict.fromkeys([h.source_id for h in hits if h.source_id in sources]))
     order += [source_id for source_id in sources if source_id not in order]
     ranked = [redacted_labels(sources[source_id]) for source_id in order]
-    listed = index_entries(ranked, int(budget_tokens * _index_share(budget_tokens)))
-    pack.unlisted = len(ranked) - len(listed) + unlisted
-    pack.unsent = unlisted
-    pack.listed = {s.source_id for s in listed}
-    index = index_document(collection_id, collection_title, listed)
-    pack.tokens = estimate_tokens(document_text(index, context_format))
+    small = budget_tokens < SMALL_BUDGET
+    index = None if small else _index(pack, collection_id, collection_title, ranked, INDEX_SHARE)
+    pack.tokens = estimate_tokens(document_text(index, context_format)) if index else 0
     budget = _Budget(pack, collection_id, context_format, _stems(question))
     whole: dict[str, int] = {}
     excerpts: dict[str, _Excerpt] = {}
+    if budget_tokens < SMALL_BUDGET:
+        hits = _best_source_first(hits)
     for hit in hits:
         if hit.source_id in sources and hit.source_id not in whole:
             _take_hit(budget, sources[hit.source_id], hit, whole, excerpts)
@@ -136,16 +137,51 @@ def pack_passages(
     for source_id in [s for s in order if s in excerpts]:
         _whole_if_it_fits(budget, excerpts, whole, source_id)
     chosen = _fill(budget, [sources[s] for s in order], whole, excerpts)
-    pack.documents = [index, *chosen]
+    if small:  # what is left lists the sources not sent, when that much is left
+        index = _leftover_index(
+            budget, collection_title, [s for s in ranked if s.source_id not in pack.tiers]
+        )
+    pack.documents = [index, *chosen] if index else chosen
     for source_id in order:
         pack.tiers.setdefault(source_id, "title")
     pack.sources = [packed_source(sources[s]) for s in order if pack.tiers[s] != "title"]
     return pack
 
 
-def _index_share(budget_tokens: int) -> float:
-    """The titles' share: less of a small budget, which the passages need more."""
-    return INDEX_SHARE if budget_tokens >= SMALL_BUDGET else SMALL_INDEX_SHARE
+def _best_source_first(hits: list[PassageHit], depth: int = 3) -> list[PassageHit]:
+    """The best source's first `depth` passages, then the rest in rank order."""
+    if not hits:
+        return hits
+    first = [h for h in hits if h.source_id == hits[0].source_id][:depth]
+    return first + [h for h in hits if h not in first]
+
+
+def _index(
+    pack: Pack, collection_id: str, title: str, ranked: list[SourceText], share: float
+) -> dict[str, Any]:
+    """The collection's index: the best-ranked titles that fit `share` of the budget."""
+    listed = index_entries(ranked, int(pack.budget * share))
+    pack.listed = {s.source_id for s in listed}
+    pack.unlisted = len(ranked) - len(listed) + pack.unsent
+    return index_document(collection_id, title, listed)
+
+
+def _leftover_index(budget: _Budget, title: str, unsent: list[SourceText]) -> dict[str, Any] | None:
+    """A small window's index, made last: only the sources the pack did not send, in what
+    the passages left (an index of the sources it sends is their titles twice, and its
+    envelope alone would cost a 2,048-token window a sixth of its budget for passages)."""
+    pack = budget.pack
+    pack.unlisted = len(unsent) + pack.unsent
+    if not unsent:
+        return None
+    left = (pack.budget - pack.tokens) / pack.budget
+    index = _index(pack, budget.collection_id, title, unsent, left)
+    cost = estimate_tokens(document_text(index, budget.context_format))
+    if budget.fits(cost):
+        pack.tokens += cost
+        return index
+    pack.listed, pack.unlisted = set(), len(unsent) + pack.unsent
+    return None
 
 
 def _take_hit(
