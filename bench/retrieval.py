@@ -1,7 +1,7 @@
 """Retrieval benchmark (issue 26): does the sentence that answers a question reach the model?
 
     .venv/bin/python bench/retrieval.py [--corpus DIR] [--distractors 10000] [--show]
-        [--no-offline] [--json FILE]
+        [--no-offline] [--json FILE] [--keep DIR]
 
 (`--corpus` defaults to `$LAIKA_CAPTURE_DEV`, else `shared/corpora/capture-dev` beside the
 clone.) About 4 minutes for the real pages alone on 2 busy cores; with 10,000 distractors
@@ -504,10 +504,14 @@ async def run(args: argparse.Namespace) -> list[Phase]:
     phases = [Phase("real pages", len(real), 0)]
     if args.distractors and pool:
         phases.append(Phase(f"+ {args.distractors:,} distractors", len(real), args.distractors))
-    with tempfile.TemporaryDirectory(prefix="laika-retrieval-") as folder:
+    with tempfile.TemporaryDirectory(prefix="laika-retrieval-") as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
         for number, phase in enumerate(phases):
             entries = stream(real, pool, phase.distractors, random.Random(26))
-            db = Path(folder) / f"phase{number}.db"
+            db = folder / f"phase{number}.db"
+            for stale in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                stale.unlink(missing_ok=True)  # a kept store of an earlier run
             await measure_phase(db, phase, entries, questions, budget, offline=not args.no_offline)
     return phases
 
@@ -679,6 +683,9 @@ def main() -> int:
     parser.add_argument("--no-offline", action="store_true", help="skip the offline answers")
     parser.add_argument("--show", action="store_true", help="list the questions laika missed")
     parser.add_argument("--json", type=Path, help="write every question's outcome here")
+    parser.add_argument(
+        "--keep", type=Path, help="keep each phase's store in this folder (phase0.db, ...)"
+    )
     args = parser.parse_args()
     if not (args.corpus / "expectations.json").is_file():
         print(f"capture-dev corpus not found at {args.corpus}; pass --corpus", file=sys.stderr)

@@ -141,3 +141,42 @@ def test_a_text_read_clean_is_read_again_once_a_name_is_added(name: str, filler:
     assert SECRET not in redact_url(url)
     _extra([])
     assert redact_text(text) == text
+
+
+def test_a_secret_stored_before_its_name_was_added_never_reaches_a_pack(tmp_path: Path) -> None:
+    """Stored text is redacted as it is written; a name added later is applied on the way to a
+    model, in the title, the URL and the body, at every window's packing."""
+    import asyncio
+
+    from laika_host.agent.flows import _pack
+    from laika_host.store import open_store
+
+    name = "harbour_ref"
+    html = (
+        f"<html><head><title>Tide log {name}={SECRET}</title></head><body><article>"
+        f"<h1>Tide log</h1><p>The gauge at the eastern quay logged {name}={SECRET} at dawn, "
+        "when the spring tide reached its highest mark of the month.</p>"
+        "<p>Ferries waited for the water to fall before they crossed the harbour.</p>"
+        "</article></body></html>"
+    )
+    _extra([])
+    capture = capture_html(html.encode(), f"https://example.org/log?{name}={SECRET}")
+
+    async def packs() -> list[str]:
+        async with open_store(tmp_path / "laika.db") as store:
+            saved = await store.sources.save_capture("Harbour", capture)
+            assert SECRET in saved.source.title  # an ordinary name when it was stored
+            _extra([name])
+            collection = await store.collections.get("Harbour")
+            found = []
+            for budget in (300, 945, 6_000):
+                pack = await _pack(store, collection.id, "Harbour", "spring tide gauge", budget)
+                found.append(json.dumps(pack.documents, ensure_ascii=False))
+            return found
+
+    try:
+        for text in asyncio.run(packs()):
+            assert "spring tide" in text
+            assert SECRET not in text
+    finally:
+        _extra([])

@@ -120,7 +120,7 @@ def pack_passages(
     pack = Pack(budget=budget_tokens, unsent=unlisted)
     order = list(dict.fromkeys([h.source_id for h in hits if h.source_id in sources]))
     order += [source_id for source_id in sources if source_id not in order]
-    ranked = [redacted_labels(sources[source_id]) for source_id in order]
+    ranked = [sources[source_id] for source_id in order]  # labels redacted where they are sent
     small = budget_tokens < SMALL_BUDGET
     index = None if small else _index(pack, collection_id, collection_title, ranked, INDEX_SHARE)
     pack.tokens = estimate_tokens(document_text(index, context_format)) if index else 0
@@ -163,7 +163,7 @@ def _index(
     listed = index_entries(ranked, int(pack.budget * share))
     pack.listed = {s.source_id for s in listed}
     pack.unlisted = len(ranked) - len(listed) + pack.unsent
-    return index_document(collection_id, title, listed)
+    return index_document(collection_id, title, [redacted_labels(s) for s in listed])
 
 
 def _leftover_index(budget: _Budget, title: str, unsent: list[SourceText]) -> dict[str, Any] | None:
@@ -300,9 +300,7 @@ def _fill(
             documents.append(_document(budget, redacted_bodies(source), "full"))
         elif source_id in excerpts:
             markdown = excerpts[source_id].markdown()
-            documents.append(
-                source_document(budget.collection_id, replace(source, markdown=markdown), "full")
-            )
+            documents.append(_document(budget, replace(source, markdown=markdown), "full"))
         elif source.markdown and budget.fits(cost := budget.cost(source, source.markdown)):
             pack.tokens += cost
             pack.tiers[source_id] = "full"
@@ -317,4 +315,7 @@ def _fill(
 
 
 def _document(budget: _Budget, source: SourceText, tier: str) -> dict[str, object]:
-    return source_document(budget.collection_id, source, "full" if tier == "full" else "summary")
+    """A source's document, its URL and title redacted again (rows an older Laika wrote);
+    only the sources sent or listed pay for it, not every source the search named."""
+    labelled = redacted_labels(source)
+    return source_document(budget.collection_id, labelled, "full" if tier == "full" else "summary")
