@@ -125,7 +125,10 @@ def test_a_store_from_before_passages_is_indexed_on_first_search(tmp_path: Path)
             connection.execute(f"DROP TRIGGER passages_{trigger}")
         for table in ("passages_fts", "passages", "passage_queue"):
             connection.execute(f"DROP TABLE {table}")
-        connection.execute("DELETE FROM _migrations WHERE name = 'm008_passages'")
+        connection.execute("ALTER TABLE sources DROP COLUMN redacted_with")  # m009's
+        connection.execute(
+            "DELETE FROM _migrations WHERE name IN ('m008_passages', 'm009_redaction_stamp')"
+        )
         connection.execute("PRAGMA user_version = 7")
 
     progress: list[tuple[int, int]] = []

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ..capture.bounds import TRUNCATION_MARKER
 from ..llm.config import ContextFormat
-from ..redact import redact_text, redact_url, redact_value
+from ..redact import redact_text, redact_url, redact_value, redaction_stamp
 from .context_format import document_text
 from .verify import PackedSource
 
@@ -48,6 +48,11 @@ class SourceText:
     summary: str
     captured_at: str | None = None
     relevance: float = 0.0  # higher is more relevant
+    redacted_with: str | None = None  # the redaction its row had (`redaction_stamp`)
+
+    def redacted(self) -> bool:
+        """Whether its stored text had the current redaction: nothing to redact again."""
+        return self.redacted_with is not None and self.redacted_with == redaction_stamp()
 
 
 @dataclass
@@ -150,13 +155,18 @@ def pack_collection(
 
 
 def redacted_labels(source: SourceText) -> SourceText:
-    """Rows written before redaction covered every field (or by an older Laika) are redacted
-    on their way to a model: the URL and title of every source (the index lists them) ..."""
+    """Rows written under another redaction (a secret name added since, an older Laika's
+    rules, or no stamp) are redacted on their way to a model: the URL and title of every
+    source listed or sent ..."""
+    if source.redacted():
+        return source
     return replace(source, url=redact_url(source.url), title=redact_text(source.title))
 
 
 def redacted_bodies(source: SourceText) -> SourceText:
     """... and the bodies of the sources that fit the budget (only those are sent)."""
+    if source.redacted():
+        return source
     return replace(
         source,
         markdown=redact_text(source.markdown),

@@ -81,7 +81,8 @@ class _Excerpt:
             last_ordinal, last_heading = ordinal, heading
         if last_ordinal >= 0 and not self._reaches_end(last_ordinal):
             parts.append(SKIPPED)
-        return redact_text("\n\n".join(parts))
+        joined = "\n\n".join(parts)
+        return joined if self.source.redacted() else redact_text(joined)
 
     def _reaches_end(self, ordinal: int) -> bool:
         return self.spans[ordinal][1] >= len(self.source.markdown.rstrip())

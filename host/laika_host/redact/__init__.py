@@ -11,6 +11,8 @@ model) must not reach the database, a log or a model. Three entry points:
 - `redact_value`: parsed JSON: secret-named keys lose their value, URLs and text as above.
 - `redact_prefix`: text cut to a bound (an error message, a logged line), redacted before
   the cut: a key cut in two matches no rule, so cutting first would keep its head.
+- `redaction_stamp`: which redaction a text has had (rules version and extra names), stored
+  with each source so that text already redacted is not redacted again on its way out.
 - `pinned`: wraps a function so that every redaction inside it reads the user's extra secret
   names once (a capture redacts hundreds of links and texts: one settings read, not one each).
 - `holds_secret` / `says_secret`: for what Laika would keep as a setting (a preference, an
@@ -31,6 +33,7 @@ from ._extra import pinned
 from ._names import MAX_NAME, Strength, is_secret_name, name_strength, name_words
 from ._plain import says_secret as _says_secret
 from ._spans import REDACTED
+from ._stamp import stamp as redaction_stamp
 from ._text import MAX_PASSES, redact_decoded, redact_text
 from ._urls import clean_url, drop_secret_params
 from ._values import ordinary
@@ -48,6 +51,7 @@ __all__ = [
     "redact_text",
     "redact_url",
     "redact_value",
+    "redaction_stamp",
     "says_secret",
 ]
 

@@ -100,6 +100,13 @@ async def m008_passages(connection: aiosqlite.Connection) -> None:
         await connection.execute(statement)
 
 
+async def m009_redaction_stamp(connection: aiosqlite.Connection) -> None:
+    """Each source row says which redaction it had (`redaction_stamp`), so text redacted as
+    it was stored is not redacted again on every ask (issue #26). Rows written before have
+    none, and are redacted on their way to a model as before."""
+    await connection.execute("ALTER TABLE sources ADD COLUMN redacted_with TEXT")
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
@@ -109,6 +116,7 @@ MIGRATIONS: list[Migration] = [
     m006_tool_calls,
     m007_rule_origin,
     m008_passages,
+    m009_redaction_stamp,
 ]
 
 

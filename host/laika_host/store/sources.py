@@ -41,7 +41,7 @@ from .records import (
     required_time,
     time_of,
 )
-from .redact import redact_row
+from .redact import redact_stamped_row
 from .refresh import keep_reason, saved_copy
 from .rows import from_row
 from .titles import clean_title
@@ -124,6 +124,7 @@ def _body(row: Row) -> dict[str, Any]:
         "text": row["capture_text"] or "",
         "summary": row["capture_summary"] or "",
         "captured_at": time_of(row, "captured_at"),
+        "redacted_with": row["redacted_with"],
     }
 
 
@@ -260,7 +261,7 @@ class Sources:
             "captured_at": now,
             "updated_at": now,
         }
-        assignments = redact_row(assignments)  # no write path may store a secret
+        assignments = redact_stamped_row(assignments)  # no write path may store a secret
         await connection.execute(
             f"UPDATE sources SET {', '.join(f'{key} = ?' for key in assignments)} WHERE id = ?",
             (*assignments.values(), saved.id),
@@ -291,7 +292,7 @@ class Sources:
             "captured_at": now if columns.get("capture_status") == "captured" else None,
             "updated_at": now,
         }
-        values = redact_row(values)  # no write path may store a secret
+        values = redact_stamped_row(values)  # no write path may store a secret
         await connection.execute(
             f"INSERT INTO sources ({', '.join(values)}) VALUES ({', '.join('?' for _ in values)})",
             tuple(values.values()),
@@ -492,7 +493,8 @@ class Sources:
         packing reads), newest first."""
         rows = await self.db.fetch_all(
             "SELECT id, url, title, capture_markdown, capture_text, capture_summary, "
-            "captured_at FROM sources WHERE collection_id = ? AND capture_status = 'captured' "
+            "captured_at, redacted_with FROM sources "
+            "WHERE collection_id = ? AND capture_status = 'captured' "
             "ORDER BY added_at DESC, seq DESC LIMIT ?",
             (collection_id, limit),
         )
@@ -505,7 +507,8 @@ class Sources:
         marks = ", ".join("?" for _ in source_ids)
         rows = await self.db.fetch_all(
             "SELECT id, url, title, capture_markdown, capture_text, capture_summary, "
-            f"captured_at FROM sources WHERE id IN ({marks}) AND capture_status = 'captured'",
+            f"captured_at, redacted_with FROM sources WHERE id IN ({marks}) "
+            "AND capture_status = 'captured'",
             tuple(source_ids),
         )
         found = {row["id"]: _body(row) for row in rows}
