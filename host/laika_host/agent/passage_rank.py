@@ -11,19 +11,29 @@ right page's answering passage may be far down the hit list, or not in it), scor
 the way the offline runtime scores sentences: BM25 over light stems (`llm.offline.terms`),
 weighted by the share of the question's word weight the passage covers, idf taken over the
 candidates. Linear in the candidates' text.
+
+That score's idf is taken over a few hundred candidates, not the collection: among 10,000
+sources that share the corpus's vocabulary it pushed the right page, which the search ranked
+first, down to 13th-57th for a third of the questions the 10k-source run missed. So the
+final order fuses the two orders by reciprocal rank (`1/(k + rank)` summed): a passage both
+rank high stays high. Measured on the retrieval bench (evidence reached at 8,192 tokens over
+226 pages / with 10,000 distractors; at 2,048): rescored order alone 96.9% / 88.5%; 85.4%;
+fused with k = 60 95.1% / 90.3%; 85.8%; k = 10 96.0% / 91.6%; 86.3%.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..llm.offline import K1, B, terms
 from ..store.passage_index import PassageHit
 
 TOP_SOURCES = 3
 """Every passage of this many best-ranked sources joins the candidates."""
+FUSION_K = 10
+"""Reciprocal rank fusion's k: small, as the two orders rank the same few hundred passages."""
 
 
 def candidates(
@@ -66,5 +76,18 @@ def rerank(
             for t in held
         )
         scores.append(score * (0.5 + sum(weight[t] for t in held) / asked))
-    order = sorted(range(total), key=lambda at: -scores[at])
-    return [passages[at] for at in order if scores[at] > 0]
+    rescored = sorted(range(total), key=lambda at: -scores[at])
+    # the hits come first, in the search's order; a passage `candidates` added is last
+    search_rank = [at if hit.score != 0.0 else total for at, hit in enumerate(passages)]
+    rescore_rank = [0] * total
+    for rank, at in enumerate(rescored):
+        rescore_rank[at] = rank
+    fused = _fused([search_rank, rescore_rank], rescored)
+    return [passages[at] for at in fused if scores[at] > 0]
+
+
+def _fused(ranks: list[Sequence[int]], ties: list[int]) -> list[int]:
+    """The indexes of `ties` ordered by reciprocal rank fusion of `ranks` (each: index -> its
+    rank, 0 the best); equal fused scores keep their order in `ties`."""
+    fused = [sum(1 / (FUSION_K + rank[at]) for rank in ranks) for at in range(len(ties))]
+    return sorted(ties, key=lambda at: -fused[at])
