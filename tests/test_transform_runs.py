@@ -244,6 +244,9 @@ def test_the_cli_lists_types_and_refuses_bad_input_with_the_fix() -> None:
     human = run_laika("transform", "list")
     assert "citation-list" in human.stdout
     assert 'style="apa"' in human.stdout
+    assert "instructions (required)" in human.stdout  # custom cannot run without them
+    assert "aspects (optional)" in human.stdout  # a comparison finds its own
+    assert "aspects (required)" not in human.stdout
     bad = run_laika("transform", "run", "quiz", "-c", "Nowhere", "--config", "count=x")
     assert bad.returncode == 1
     assert "quiz: count" in bad.stderr

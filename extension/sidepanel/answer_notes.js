@@ -13,7 +13,7 @@ const STATUS = {
   invalid_output: "could not be read as an answer",
   error: "failed",
   unsupported: "found nothing in your sources that answers it",
-  leads: "found no sentence in your sources that answers it as asked; the quotes come nearest",
+  leads: "found no direct answer; the quotes are the nearest passages",
 };
 
 /**

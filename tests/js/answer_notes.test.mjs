@@ -18,7 +18,7 @@ test("the offline runtime's answer is never called the model's", () => {
 test("an unsupported answer that still quotes offers its quotes as the closest, not as an answer", () => {
   const leads = answerNotes({ status: "unsupported", provider: "offline", citations: [{ quote: "x" }] });
   assert.deepEqual(leads, [
-    "The offline runtime (no model) found no sentence in your sources that answers it as asked; the quotes come nearest.",
+    "The offline runtime (no model) found no direct answer; the quotes are the nearest passages.",
   ]);
 });
 

@@ -37,12 +37,15 @@ def list_command(as_json: bool) -> None:
 
 
 def _settings(schema: dict[str, Any]) -> list[str]:
+    """Each setting with its default, or said to be required or optional (one the type
+    works without, such as a comparison's aspects, has no default to show)."""
+    required = set(schema.get("required", []))
     shown = []
     for name, field in schema.get("properties", {}).items():
-        default = field.get("default")
-        shown.append(
-            f"{name}={json.dumps(default)}" if "default" in field else f"{name} (required)"
-        )
+        if "default" in field:
+            shown.append(f"{name}={json.dumps(field['default'])}")
+        else:
+            shown.append(f"{name} ({'required' if name in required else 'optional'})")
     return shown
 
 
