@@ -23,11 +23,11 @@ fused with k = 60 95.1% / 90.3%; 85.8%; k = 10 96.0% / 91.6%; 86.3%.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from ..llm.offline import K1, B, terms
+from ..llm.bm25 import idf, saturated
+from ..llm.offline import terms
 from ..store.passage_index import PassageHit
 
 TOP_SOURCES = 3
@@ -64,17 +64,14 @@ def rerank(
     ]
     total = len(bags)
     holding = Counter(term for bag in bags for term in bag.keys() & wanted)
-    weight = {t: math.log(1 + (total - holding[t] + 0.5) / (holding[t] + 0.5)) for t in wanted}
+    weight = {t: idf(total, holding[t]) for t in wanted}
     asked = sum(weight.values()) or 1.0
     average = sum(sum(bag.values()) for bag in bags) / total or 1.0
     scores = []
     for bag in bags:
         length = sum(bag.values())
         held = wanted & bag.keys()
-        score = sum(
-            weight[t] * bag[t] * (K1 + 1) / (bag[t] + K1 * (1 - B + B * length / average))
-            for t in held
-        )
+        score = sum(weight[t] * saturated(bag[t], length, average) for t in held)
         scores.append(score * (0.5 + sum(weight[t] for t in held) / asked))
     rescored = sorted(range(total), key=lambda at: -scores[at])
     # the hits come first, in the search's order; a passage `candidates` added is last

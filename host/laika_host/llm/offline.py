@@ -19,18 +19,17 @@ suggests what to collect.
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from ..redact import REDACTED
 from ..stopwords import STOPWORDS
+from .bm25 import idf, saturated
 from .evidence import MONTHS, evidence, paragraph_openings
 
 MAX_SENTENCES = 3
 STEM = 5
-K1, B = 1.2, 0.75
 RELATED_WEIGHT = 0.5
 """A synonym of a question word counts this much of the word itself."""
 NUMBER_BONUS = 1.5
@@ -217,10 +216,8 @@ def _rank(
         length = sum(bag.values())
         score = 0.0
         for term in weights.keys() & bag.keys():
-            idf = math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            tf = bag[term]
-            bm25 = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
-            score += weights[term] * bm25
+            rarity = idf(total, frequency[term])
+            score += weights[term] * rarity * saturated(bag[term], length, average)
         coverage = len(_covered(wanted, seen)) / len(wanted)
         score *= 0.5 + coverage
         if numeric and _holds_number(sentence):
@@ -248,7 +245,7 @@ def _coverage(
     holding = Counter(t for bag in bags for t in bag if t in wanted)
 
     def weight(term: str) -> float:
-        return math.log(1 + (total - holding[term] + 0.5) / (holding[term] + 0.5))
+        return idf(total, holding[term])
 
     asked = _forms(question)
     covers = [_covered_as_asked(asked, contexts.get(s, s)) & wanted for s in best]
