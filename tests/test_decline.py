@@ -121,7 +121,7 @@ def test_offline_declines_run_nothing_and_offline_actions_go_through_the_gate() 
         assert answer["status"] == "unsupported"
     assert tool_rows(_home()) == []  # nothing was even proposed
     grounded = json.loads(
-        run_laika("ask", "How does the moon move the tides?", "-c", "Coast", "--json").stdout
+        run_laika("ask", "Why does high tide come twice a day?", "-c", "Coast", "--json").stdout
     )
     assert grounded["status"] == "ok"
     assert grounded["citations"]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from laika_host.defaults import DEFAULT_COLLECTION
 from laika_host.paths import data_dir
 from laika_host.service import ask, capture, models, search, sources
-from laika_host.service.ask import AskOptions
+from laika_host.service.ask import AskOptions, coverage_line
 from laika_host.service.capture import ObservedPage
 from laika_host.service.models import ProviderChoice
 from laika_host.service.summarize import summarize_page
@@ -93,7 +93,8 @@ questions = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(
 @given(question=questions)
 def test_the_command_and_the_host_give_the_same_answer(question: str) -> None:
     """`laika ask --json` and the host's `chat.ask` are one service call: the same answer,
-    citations and verification for any question (the host adds the rendered HTML)."""
+    citations and verification for any question (the host adds the rendered HTML and the
+    coverage line the CLI prints under its answer)."""
     home = data_dir()
     if not (home / "laika.db").exists():
         on_store(seed)
@@ -110,6 +111,7 @@ def test_the_command_and_the_host_give_the_same_answer(question: str) -> None:
     assert reply["ok"], reply
     from_host = reply["result"]
     assert from_host.pop("answer_html")
+    assert from_host.pop("coverage_line") == coverage_line(from_cli["coverage"])
     assert from_host.pop("run_id") != from_cli.pop("run_id")  # two turns, each recorded
     assert from_host == from_cli
 
