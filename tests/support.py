@@ -126,3 +126,20 @@ def bench_module(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+PACK_BUDGETS = (300, 945, 6_000)
+"""Pack budgets that cover a tiny window, a 2,048-token model's and an 8,192-token one's."""
+
+
+async def packed_texts(store: Any, collection: str, question: str) -> list[str]:
+    """The documents `laika ask` would send for `question`, as JSON text, at each of
+    `PACK_BUDGETS` (to look for what must never reach a model)."""
+    from laika_host.agent.flows import _pack
+
+    target = await store.collections.get(collection)
+    return [
+        json.dumps((await _pack(store, target.id, collection, question, budget)).documents,
+                   ensure_ascii=False)
+        for budget in PACK_BUDGETS
+    ]  # fmt: skip

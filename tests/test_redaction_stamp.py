@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +12,12 @@ import pytest
 
 from laika_host.agent import pack as pack_module
 from laika_host.agent import passage_pack
-from laika_host.agent.flows import _pack
 from laika_host.capture import capture_html
 from laika_host.config import registry
 from laika_host.redact import _stamp, redaction_stamp
 from laika_host.store import open_store
+
+from support import packed_texts
 
 REDACT = Path(__file__).resolve().parents[1] / "host" / "laika_host" / "redact"
 RULES_DIGESTS = {1: "f187c41c60aacbd6"}
@@ -92,12 +92,7 @@ def _packs(db: Path, *, unstamp: bool = False) -> list[str]:
                         "UPDATE sources SET redacted_with = NULL, title = ? WHERE id = ?",
                         (f"Tide log {KEY}", saved.source.id),
                     )
-            collection = await store.collections.get("Harbour")
-            found = []
-            for budget in (300, 945, 6_000):
-                pack = await _pack(store, collection.id, "Harbour", "spring tide gauge", budget)
-                found.append(json.dumps(pack.documents, ensure_ascii=False))
-            return found
+            return await packed_texts(store, "Harbour", "spring tide gauge")
 
     return asyncio.run(work())
 

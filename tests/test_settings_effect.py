@@ -14,7 +14,7 @@ from laika_host.capture import capture_html
 from laika_host.config import registry
 from laika_host.redact import REDACTED, redact_text, redact_url, redact_value
 
-from support import run_laika
+from support import packed_texts, run_laika
 
 SECRET = "Zq8xK2vN5mLp"
 NAMES = st.from_regex(r"[a-z]{3,8}_(ref|handle|marker|slot)", fullmatch=True)
@@ -148,7 +148,6 @@ def test_a_secret_stored_before_its_name_was_added_never_reaches_a_pack(tmp_path
     model, in the title, the URL and the body, at every window's packing."""
     import asyncio
 
-    from laika_host.agent.flows import _pack
     from laika_host.store import open_store
 
     name = "harbour_ref"
@@ -167,12 +166,7 @@ def test_a_secret_stored_before_its_name_was_added_never_reaches_a_pack(tmp_path
             saved = await store.sources.save_capture("Harbour", capture)
             assert SECRET in saved.source.title  # an ordinary name when it was stored
             _extra([name])
-            collection = await store.collections.get("Harbour")
-            found = []
-            for budget in (300, 945, 6_000):
-                pack = await _pack(store, collection.id, "Harbour", "spring tide gauge", budget)
-                found.append(json.dumps(pack.documents, ensure_ascii=False))
-            return found
+            return await packed_texts(store, "Harbour", "spring tide gauge")
 
     try:
         for text in asyncio.run(packs()):
