@@ -35,7 +35,8 @@ from laika_host.service.artifacts import (
     safe_name,
 )
 from laika_host.store import open_store
-from laika_host.transform import run_transform
+from laika_host.store.store import Store
+from laika_host.transform import TransformResult, get_type, run_transform
 from laika_host.transform.export import (
     FORMULA_START,
     TABLE_TYPES,
@@ -47,10 +48,15 @@ from laika_host.transform.export import (
     obsidian_tag,
     tables,
 )
+from test_transform_model import SPRING, provider_for
 
+from llm_servers import ProviderServer, Reply, openai_sse
 from support import run_laika
 
 OTHER_TYPES = ("summary", "outline", "slide-deck", "report")
+FEED_TIDES = "The harbour office prints a table of the week's high-water times every Monday."
+QUESTIONS = ("Why are spring tides higher?", "When are the high-water times printed?")
+TERMS = ("Spring tide", "Tide table")
 HOSTILE = st.sampled_from(
     [
         "<script>alert(1)</script>",
@@ -76,19 +82,56 @@ TEXT = st.one_of(
 )
 
 
+def model_items(type_id: str, source_id: str) -> list[dict[str, Any]]:
+    """Two items of `type_id` as a model writes them, each quoting the tides page (so they
+    verify): the types the offline runtime does not make come from a loopback model."""
+    quotes = [SPRING, FEED_TIDES]
+    cite = [[{"source_id": source_id, "quote": quote}] for quote in quotes]
+    made: dict[str, list[dict[str, Any]]] = {
+        "faq": [{"question": q, "answer": a} for q, a in zip(QUESTIONS, quotes, strict=True)],
+        "glossary": [{"term": t, "definition": d} for t, d in zip(TERMS, quotes, strict=True)],
+        "flashcards": [{"front": q, "back": a} for q, a in zip(QUESTIONS, quotes, strict=True)],
+        "comparison": [{"subject": t, "cells": {"Main point": d}} for t, d in zip(TERMS, quotes, strict=True)],
+        "data-table": [{"cells": {"Figure": f, "Statement": d}} for f, d in zip(("2", "1"), quotes, strict=True)],
+        "pros-cons": [{"side": side, "text": d} for side, d in zip(("pro", "con"), quotes, strict=True)],
+        "action-items": [{"action": d, "owner": None, "due": "every Monday"} for d in quotes],
+        "quiz": [
+            {"question": q, "options": ["the moon", "the wind", "the sun"], "answer": "the moon",
+             "explanation": d}
+            for q, d in zip(QUESTIONS, quotes, strict=True)
+        ],
+    }  # fmt: skip
+    return [{**item, "citations": cited} for item, cited in zip(made[type_id], cite, strict=True)]
+
+
 def seed_artifacts(db: Path) -> dict[str, ExportInput]:
     async def main() -> dict[str, ExportInput]:
         async with open_store(db) as store:
+            ids = {}
             for page in PAGES:
-                await store.sources.save_capture("Demo", capture_html(page.html.encode(), page.url))
+                saved = await store.sources.save_capture(
+                    "Demo", capture_html(page.html.encode(), page.url)
+                )
+                ids[page.url.rsplit("/", 1)[-1]] = saved.source.id
             made = {}
             for type_id in (*sorted(TABLE_TYPES), *OTHER_TYPES):
-                result = await run_transform(store, "Demo", type_id, None, provider=None)
+                result = await _made(store, type_id, ids["harbour-tides"])
                 assert result.status == "completed", (type_id, result.artifact.get("error"))
                 made[type_id] = await export_input(store, result.artifact["id"])
             return made
 
     return asyncio.run(main())
+
+
+async def _made(store: Store, type_id: str, tides: str) -> TransformResult:
+    if not get_type(type_id).needs_model:
+        return await run_transform(store, "Demo", type_id, None, provider=None)
+    lines = "".join(json.dumps(item) + "\n" for item in model_items(type_id, tides))
+    server = ProviderServer([Reply(chunks=openai_sse([lines]))], only="/chat/completions")
+    try:
+        return await run_transform(store, "Demo", type_id, None, provider=provider_for(server))
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="module")

@@ -138,7 +138,7 @@ def test_an_offline_run_streams_stores_renders_exports_and_deletes(tmp_path: Pat
 def test_two_identical_concurrent_runs_give_one_artifact(tmp_path: Path) -> None:
     host, client, _ = seeded(tmp_path)
     try:
-        payload = {"collection": "Demo", "type": "glossary", "provider": "offline"}
+        payload = {"collection": "Demo", "type": "timeline", "provider": "offline"}
         for request_id in ("a", "b"):
             host.send({"id": request_id, "type": "transform.run", "payload": payload})
         first, second = host.final_reply("a", 60), host.final_reply("b", 60)

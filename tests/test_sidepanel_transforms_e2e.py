@@ -160,6 +160,26 @@ def test_the_gallery_builds_a_valid_form_for_every_type_of_the_real_catalog(pane
                 f"document.querySelector('label[for=cfg-{name}]')?.textContent ?? ''"
             )
             assert label.startswith(spec.get("title", name)), (kind["id"], name, label)
+    # a type the offline runtime does not make says so on its card and in its form, and
+    # its offline choice is greyed out; the others keep it
+    for kind in types:
+        needs = panel.eval(
+            f"document.querySelector('.type-card[data-type=\"{kind['id']}\"] .type-needs')"
+            "?.textContent ?? ''"
+        )
+        assert (needs == "Needs a model") == bool(kind["needs_model"]), kind["id"]
+    offline_greyed = "document.querySelector('#transform-provider option[value=offline]').disabled"
+    notice = "document.querySelector('#transform-needs-model')"
+    choose(panel, "faq")
+    assert panel.eval(f"!{notice}.hidden")
+    assert panel.eval(offline_greyed)
+    assert panel.eval(f"{notice}.textContent").startswith(
+        "Needs a model: a question a reader would ask has to be written"
+    )
+    shoot(panel, "transforms-needs-model")
+    choose(panel, "summary")
+    assert panel.eval(f"{notice}.hidden")
+    assert not panel.eval(offline_greyed)
     # a value out of range is refused in the form, naming the field and its bound; nothing is sent
     choose(panel, "faq")
     panel.type("#cfg-count", "0")

@@ -326,13 +326,13 @@ def host_formats(panel: Page, kind: str) -> list[str]:
 
 
 def test_export_offers_only_the_formats_the_host_gives(panel: Page) -> None:
-    brief = run_transform(panel, "executive-brief")
-    assert brief == ["Markdown (.md)", "Plain text (.txt)", "JSON (.json)", "HTML page (.html)"], (
-        brief
+    report = run_transform(panel, "report")
+    assert report == ["Markdown (.md)", "Plain text (.txt)", "JSON (.json)", "HTML page (.html)"], (
+        report
     )
-    assert host_formats(panel, "executive-brief") == ["md", "txt", "json", "html"]
-    faq = run_transform(panel, "faq")  # a table type: CSV when it has rows
-    offered = host_formats(panel, "faq")
-    assert ("CSV table (.csv)" in faq) == ("csv" in offered), (faq, offered)
-    assert len(faq) == len(offered), (faq, offered)
+    assert host_formats(panel, "report") == ["md", "txt", "json", "html"]
+    timeline = run_transform(panel, "timeline")  # a table type: CSV when it has rows
+    offered = host_formats(panel, "timeline")
+    assert ("CSV table (.csv)" in timeline) == ("csv" in offered), (timeline, offered)
+    assert len(timeline) == len(offered), (timeline, offered)
     assert panel.problems() == []

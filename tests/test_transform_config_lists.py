@@ -1,8 +1,6 @@
 """A transform's list setting as a user writes it (issue #25 item 6): `--config
-aspects="price, battery"`, the key repeated, or JSON all give the same list; and a configured
-list is honoured by every runtime or refused with the reason. Offline, a comparison's columns
-are the aspects and every podcast host speaks; a data table's chosen columns are refused
-(the offline runtime fills its own), before anything is made. With a model, a row keeps
+aspects="price, battery"`, the key repeated, or JSON all give the same list. These types
+need a model (offline they are refused before anything is made); with one, a row keeps
 exactly the chosen aspects or columns and a line by a speaker who is not a host is left out,
 each with a warning."""
 
@@ -61,56 +59,32 @@ def _run(env: dict[str, str], *args: str) -> Any:
     return done.returncode, json.loads(done.stdout) if done.stdout else done.stderr
 
 
-def test_the_cli_takes_commas_repeats_and_json_and_the_offline_comparison_keeps_them(
+def test_the_cli_takes_commas_repeats_and_json_and_a_type_that_needs_a_model_says_so(
     tmp_path: Path,
 ) -> None:
     env = _home(tmp_path)
-    code, made = _run(env, "comparison", "--config", "aspects=price, battery")
-    assert code == 0, made
-    artifact = made["artifact"]
-    assert artifact["config"]["aspects"] == ["price", "battery"]
-    rows = [item["data"] for item in artifact["items"]]
-    assert rows
-    assert all(list(row["cells"]) == ["price", "battery"] for row in rows), rows
     for form in (
+        ["--config", "aspects=price, battery"],
         ["--config", "aspects=price", "--config", "aspects=battery"],
         ["--config", 'aspects=["price", "battery"]'],
     ):
-        code, again = _run(env, "comparison", *form)
-        assert code == 0, again
-        assert again["reused"], "the same config: the same artifact"
+        refused = run_laika("transform", "run", "comparison", "-c", "Demo", *form, env=env)
+        assert refused.returncode == 1  # the setting was read; the offline runtime refuses
+        assert "Comparison needs a model: choosing what to compare" in refused.stderr
+        assert "--provider ID" in refused.stderr
+    bad = run_laika(
+        "transform", "run", "comparison", "-c", "Demo", "--config", "aspects=[price", env=env
+    )
+    assert bad.returncode == 1
+    assert "needs a model" not in bad.stderr
+    listed = run_laika("artifacts", "list", "--json", env=env)
+    assert json.loads(listed.stdout)["artifacts"] == []  # nothing was made
     twice = run_laika(
         "transform", "run", "quiz", "-c", "Demo", "--config", "count=3", "--config", "count=4",
         env=env,
     )  # fmt: skip
     assert twice.returncode == 1
     assert "count is given twice" in twice.stderr
-
-
-def test_offline_every_podcast_host_speaks(tmp_path: Path) -> None:
-    env = _home(tmp_path)
-    code, made = _run(
-        env, "podcast-script", "--config", "hosts=Ana, Ben, Cy", "--config", "length=long"
-    )
-    assert code == 0, made
-    speakers = [item["data"]["speaker"] for item in made["artifact"]["items"]]
-    assert set(speakers) == {"Ana", "Ben", "Cy"}, speakers
-
-
-def test_offline_chosen_table_columns_are_refused_with_the_fix_and_nothing_is_made(
-    tmp_path: Path,
-) -> None:
-    env = _home(tmp_path)
-    refused = run_laika(
-        "transform", "run", "data-table", "-c", "Demo", "--config", "columns=price, year", env=env
-    )
-    assert refused.returncode == 1
-    assert "offline runtime cannot fill chosen columns (price, year)" in refused.stderr
-    assert "--provider" in refused.stderr
-    listed = run_laika("artifacts", "list", "--json", env=env)
-    assert json.loads(listed.stdout)["artifacts"] == []
-    plain = run_laika("transform", "run", "data-table", "-c", "Demo", env=env)
-    assert plain.returncode == 0, plain.stderr
 
 
 def _server(lines: list[dict[str, Any]]) -> ProviderServer:

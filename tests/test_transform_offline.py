@@ -21,7 +21,8 @@ from laika_host.transform import get_type, list_types, run_transform
 
 from support import capture_dev_corpus
 
-READY = [t["id"] for t in list_types() if t["ready"]]
+READY = [t["id"] for t in list_types() if t["ready"] and not t["needs_model"]]
+NEEDS_MODEL = [t["id"] for t in list_types() if t["needs_model"]]
 CONFIG = {"custom": {"instructions": "How do bees keep warm in winter?"}}
 PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
 
@@ -180,10 +181,30 @@ def test_citation_list_styles_follow_the_stored_metadata(tmp_path: Path) -> None
         for style in ("apa", "mla", "chicago")
     }
     assert shown["apa"] == (
-        "Ada Lovelace. (2024, March 5). Tide tables. tides.test. https://www.tides.test/tables"
+        "Lovelace, A. (2024, March 5). Tide tables. tides.test. https://www.tides.test/tables"
     )
-    assert shown["mla"].startswith("Ada Lovelace. “Tide tables.” tides.test, 5 Mar. 2024, ")
-    assert shown["chicago"].startswith("Ada Lovelace. “Tide tables.” tides.test. March 5, 2024.")
+    assert shown["mla"].startswith("Lovelace, Ada. “Tide tables.” tides.test, 5 Mar. 2024, ")
+    assert shown["chicago"].startswith("Lovelace, Ada. “Tide tables.” tides.test. March 5, 2024.")
+
+
+@pytest.mark.parametrize("type_id", NEEDS_MODEL)
+def test_a_type_that_needs_a_model_is_refused_offline_with_why_and_nothing_is_made(
+    demo: Path, type_id: str
+) -> None:
+    spec = get_type(type_id)
+    assert spec.needs_model
+    assert spec.offline is None
+    with pytest.raises(InvalidInputError) as refused:
+        run(demo, type_id)
+    assert str(refused.value).startswith(f"{spec.title} needs a model: {spec.needs_model}")
+    assert "--provider" in (refused.value.cli_hint or "")
+
+    async def artifacts() -> list[Any]:
+        async with open_store(demo) as store:
+            collection = await store.collections.get("Demo")
+            return await store.artifacts.list(collection.id)
+
+    assert asyncio.run(artifacts()) == []
 
 
 def test_bad_config_unknown_type_and_empty_collection_are_refused(
@@ -251,6 +272,12 @@ def test_list_types_publishes_every_type_with_its_config_schema() -> None:
         "chicago",
     ]
     assert all(entry["ready"] for entry in listed.values())
+    needs_model = {k for k, v in listed.items() if v["needs_model"]}
+    assert needs_model == {
+        *("faq", "glossary", "flashcards", "quiz", "mind-map", "pros-cons", "action-items"),
+        *("comparison", "data-table", "podcast-script", "executive-brief", "email-summary"),
+        "study-guide",
+    }
 
 
 @pytest.mark.corpus

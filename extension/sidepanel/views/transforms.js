@@ -75,6 +75,7 @@ class TransformsView {
   buildForm() {
     this.formTitle = h("h3", { id: "transform-form-title", tabindex: "-1" });
     this.formText = h("p", { class: "muted", id: "transform-form-text" });
+    this.formNeeds = h("p", { class: "notice", id: "transform-needs-model", hidden: true });
     this.fieldsBox = h("div", { id: "transform-fields" });
     this.provider = h(
       "select",
@@ -97,6 +98,7 @@ class TransformsView {
       },
       this.formTitle,
       this.formText,
+      this.formNeeds,
       this.fieldsBox,
       h("label", { for: "transform-provider" }, "Model"),
       this.provider,
@@ -217,6 +219,7 @@ class TransformsView {
         },
         h("span", { class: "type-title" }, type.title ?? type.id),
         h("span", { class: "type-text" }, ready ? type.description ?? "" : "Coming soon."),
+        type.needs_model ? h("span", { class: "type-needs" }, "Needs a model") : null,
       ),
     );
   }
@@ -274,6 +277,9 @@ class TransformsView {
     }
     this.formTitle.textContent = type.title ?? type.id;
     this.formText.textContent = type.description ?? "";
+    this.formNeeds.hidden = !type.needs_model;
+    this.formNeeds.textContent = type.needs_model ? needsModelText(type.needs_model) : "";
+    this.offlineChoice(type);
     this.formError.textContent = "";
     this.form.hidden = false;
     this.loadProviders();
@@ -321,6 +327,15 @@ class TransformsView {
     } catch {
       // the two built-in choices stay; Settings shows why providers cannot be listed
     }
+    if (this.selected) this.offlineChoice(this.selected.type);
+  }
+
+  /** A type that needs a model cannot be run offline: that choice is greyed out. */
+  offlineChoice(type) {
+    const offline = [...this.provider.options].find((option) => option.value === "offline");
+    if (!offline) return;
+    offline.disabled = Boolean(type.needs_model);
+    if (offline.disabled && this.provider.value === "offline") this.provider.value = "";
   }
 
   async run({ type, title, config, collection, force }) {
@@ -567,4 +582,10 @@ class TransformsView {
       this.app.fail(error);
     }
   }
+}
+
+/** Why a type needs a model, and where to choose one, as one sentence for the form. */
+export function needsModelText(reason) {
+  const why = withoutTrailing(String(reason).trim(), isStopOrSpace);
+  return `Needs a model: ${why}. Choose one under Model below (Settings › Model providers adds one).`;
 }

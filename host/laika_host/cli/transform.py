@@ -32,8 +32,10 @@ def list_command(as_json: bool) -> None:
     rows = []
     for entry in types:
         settings = ", ".join(_settings(entry["config_schema"]))
-        rows.append([entry["id"], entry["description"], settings or "-"])
-    echo(table(rows, ["TYPE", "WHAT", "SETTINGS (--config key=value)"]))
+        offline = "needs a model" if entry["needs_model"] else "yes"
+        rows.append([entry["id"], entry["description"], offline, settings or "-"])
+    echo(table(rows, ["TYPE", "WHAT", "OFFLINE", "SETTINGS (--config key=value)"]))
+    echo("A type that needs a model runs with `--provider ID` (`laika models list`).")
 
 
 def _settings(schema: dict[str, Any]) -> list[str]:

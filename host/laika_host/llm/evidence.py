@@ -143,11 +143,12 @@ def plain(markdown: str) -> str:
 
 
 def _continues(text: str, stop: int, end: int) -> bool:
-    """The period at `stop` belongs to an abbreviation, an initial or a date."""
+    """The period at `stop` belongs to an abbreviation ("then-Rep." too), an initial or a
+    date."""
     if text[stop] != ".":
         return False
     before = text[max(0, stop - 24) : stop].rsplit(None, 1)[-1:] or [""]
-    word = before[0].lstrip("(\"'\u201c\u2018[").replace(".", "").lower()
+    word = before[0].lstrip("(\"'\u201c\u2018[").rsplit("-", 1)[-1].replace(".", "").lower()
     if word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
         return True
     following = _WORD.findall(text[end : end + 16])[:1] or [""]

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..llm.evidence import block_sentences, blocks
 from ..llm.offline import terms
@@ -25,6 +26,19 @@ DETERMINERS = frozenset(
 )
 _EDGE = "\"'()[]{}.,;:!?\u201c\u201d\u2018\u2019"
 OPENING_LIFT = 1.3
+POINTS_BACK = frozenset(
+    """it its they them their he she his her him such however but and also yet still
+    thus hence therefore moreover meanwhile instead nevertheless nonetheless besides
+    furthermore otherwise then""".split()  # noqa: SIM905
+)
+"""Openers that refer to what came before (English, which most pages are)."""
+POINTS_BACK_BEFORE_NOUN = frozenset(["this", "these", "that", "those"])
+""""This" points back ("This direct line ...") unless a time follows ("This week ...")."""
+TIME_NOUNS = frozenset(
+    """week weekend month year season spring summer autumn fall winter morning afternoon
+    evening night time century decade quarter""".split()  # noqa: SIM905
+)
+SITE_WORDS = 5
 DUPLICATE_OVERLAP = 0.6
 """Sentences sharing this share of their terms say the same thing: one is enough."""
 
@@ -46,6 +60,30 @@ class SourceDoc:
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SourceDoc:
         return cls(**row)
+
+    @property
+    def heading(self) -> str:
+        """The title without the site's name after it ("A Letter | Harper's Magazine"):
+        what a section, slide or reference shows (the site is named on its own)."""
+        return without_site(self.title, self.web_url)
+
+
+def without_site(title: str, url: str | None) -> str:
+    """`title` less a trailing "| Site" (any short segment after a bar) or "- Site" (a dash,
+    when the segment names the page's host)."""
+    host = _letters(urlsplit(url).hostname or "") if url else ""
+    for separator in (" | ", " \u2013 ", " \u2014 ", " - ", " \u00b7 "):
+        head, found, tail = title.rpartition(separator)
+        if not found or not head.strip() or len(tail.split()) > SITE_WORDS:
+            continue
+        named = any(len(word) >= 4 and word in host for word in map(_letters, tail.split()))
+        if separator == " | " or (host and (named or _letters(tail) in host)):
+            return head.strip()
+    return title
+
+
+def _letters(text: str) -> str:
+    return "".join(char for char in text.casefold() if char.isalnum())
 
 
 @dataclass(frozen=True)
@@ -156,10 +194,40 @@ def _sentences_of(source: SourceDoc, start: int) -> Iterator[Sentence]:
     position = 0
     for block in blocks(source.markdown or source.text, source.title):
         for index, text in enumerate(block_sentences(block)):
-            yield Sentence(
-                source, text, position, index == 0, frozenset(terms(text)), start + position
-            )
+            if stands_alone(text):
+                yield Sentence(
+                    source, text, position, index == 0, frozenset(terms(text)), start + position
+                )
             position += 1
+
+
+def stands_alone(sentence: str) -> bool:
+    """A sentence a reader understands out of its paragraph: not half a quotation, and not
+    opening with a word that points back ("This", "It", "However") to a sentence the
+    artifact does not show."""
+    if not quotes_pair(sentence) or introduces(sentence):
+        return False
+    first = sentence.split(None, 2)
+    opener = first[0].strip(_EDGE).lower() if first else ""
+    if opener in POINTS_BACK:
+        return False
+    following = first[1].strip(_EDGE).lower() if len(first) > 1 else ""
+    return not (opener in POINTS_BACK_BEFORE_NOUN and following not in TIME_NOUNS)
+
+
+def introduces(sentence: str) -> bool:
+    """It ends in a colon: it introduces what follows (a list, code, a quotation), which
+    is not in it ("And the Dockerfile like this:")."""
+    return sentence.rstrip(_EDGE.replace(":", "") + " ").endswith(":")
+
+
+def quotes_pair(sentence: str) -> bool:
+    """Its quotation marks open and close within it: a sentence split out of a longer
+    quotation ("It just doesn't," said ...) does not."""
+    if sentence.count('"') % 2 or sentence.count("\u00ab") != sentence.count("\u00bb"):
+        return False
+    curly = [char for char in sentence if char in "\u201c\u201d\u201e"]
+    return not (len(curly) % 2 or (curly and curly[0] == "\u201d"))
 
 
 def words_prefix(text: str, count: int) -> str:

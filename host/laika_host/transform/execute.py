@@ -128,6 +128,7 @@ async def _produce(plan: Plan, sink: ItemSink, state: _State) -> None:
         if plan.spec.staged is not None:
             await plan.spec.staged(StagedRun(plan.corpus, plan.config, sink, plan.provider_label))
             return
+        assert plan.spec.offline is not None  # run.py refuses a type that needs a model
         for item in plan.spec.offline(plan.corpus, plan.config):
             await sink.add(item)
         return

@@ -93,10 +93,11 @@ async def run_transform(
 ) -> TransformResult:
     spec, validated = resolve(type_id, config)
     deterministic = spec.deterministic or provider is None
-    refusal = spec.offline_refuses(validated) if deterministic and spec.offline_refuses else None
-    if refusal:
-        refused = InvalidInputError(f"{type_id}: {refusal}")
-        raise refused.with_cli_hint("`--provider ID` runs it with a model")
+    if deterministic and spec.needs_model:
+        refused = InvalidInputError(f"{spec.title} needs a model: {spec.needs_model}.")
+        raise refused.with_cli_hint(
+            "`--provider ID` runs it with a model (`laika models list` shows them)"
+        )
     corpus = await load_corpus(store, collection)
     if provider is not None and not spec.deterministic:  # the window its server runs
         provider = await with_window(provider)

@@ -53,7 +53,6 @@ StagedRunner = Callable[["StagedRun"], Awaitable[None]]
 Conform = Callable[[Any, Any, Callable[[str], None]], Any]
 """`(item, config, note) -> item or None`: a model's item made to keep the config (the
 columns chosen, the hosts named), or None to leave it out; `note` records why, once."""
-OfflineRefusal = Callable[[Any], "str | None"]
 
 
 class NotReadyError(RefusedError):
@@ -69,7 +68,11 @@ class TransformType:
     item: type[Item]
     layout: Layout
     instructions: Instructions
-    offline: OfflineRunner
+    offline: OfflineRunner | None = None
+    """None: the type needs a model, and `needs_model` says why."""
+    needs_model: str | None = None
+    """Why the offline runtime does not make this type (its heuristics wrote items a reader
+    would reject): a run without a model is refused with this reason."""
     model: ModelRunner | None = None
     """None: the generic single-phase NDJSON runner."""
     staged: StagedRunner | None = None
@@ -82,9 +85,11 @@ class TransformType:
     conform: Conform | None = None
     """Set for a type whose config names what its items hold (a list of aspects, columns or
     hosts): each item a model gives is made to keep it (see `Conform`)."""
-    offline_refuses: OfflineRefusal | None = None
-    """Why the offline runtime cannot honour a config (None: it can): such a run is refused
-    before anything is made, naming the fix."""
+
+    def __post_init__(self) -> None:
+        made = self.offline is not None or self.staged is not None
+        if made == (self.needs_model is not None):
+            raise ValueError(f"{self.id}: give an offline runner or the reason it needs a model")
 
     @property
     def ready(self) -> bool:
@@ -99,6 +104,7 @@ class TransformType:
             "layout": self.layout,
             "deterministic": self.deterministic,
             "ready": self.ready,
+            "needs_model": self.needs_model,
             "config_schema": self.config.model_json_schema(),
             "item_schema": self.item.prompt_schema(),
         }

@@ -48,7 +48,9 @@ class ArtifactExport(StrictPayload):
 class TransformTypes(BaseModel):
     types: list[dict[str, Any]] = Field(
         description="Each type as `laika transform list --json` prints it: id, title, "
-        "description, item_kind, layout, deterministic, ready, config_schema, item_schema."
+        "description, item_kind, layout, deterministic, ready, needs_model (null, or why the "
+        "offline runtime does not make the type: a run needs a model), config_schema, "
+        "item_schema."
     )
 
 

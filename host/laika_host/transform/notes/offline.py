@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from ..corpus import introduces, quotes_pair
 from ..items import Cited
 from ..offline.patterns import candidate_terms, definition, quantity, when, words
 from .blocks import Block
@@ -119,8 +120,11 @@ def trimmed(sentence: str) -> str:
 
 
 def reword(block: Block) -> Iterator[ContentRewordingChunk]:
-    """The block's strongest knowledge sentence (the first of equals) as its statement."""
-    scored = [(signals(s)[0], -n, s) for n, s in enumerate(block.sentences)]
+    """The block's strongest knowledge sentence (the first of equals) as its statement; a
+    sentence cut out of a longer quotation, or one that introduces what follows it, is
+    never one."""
+    whole = [(n, s) for n, s in enumerate(block.sentences) if quotes_pair(s) and not introduces(s)]
+    scored = [(signals(s)[0], -n, s) for n, s in whole]
     best = max(scored, default=None)
     if best is not None and best[0] > 0:
         sentence = best[2]

@@ -1,9 +1,8 @@
-"""Offline runners of the outline family: outline, mind map, slide deck, podcast script.
+"""Offline runners of the outline family: outline and slide deck.
 
 An outline follows each source's own headings (a heading's level sets the node's depth) with
-the opening of each paragraph beneath; a mind map branches from the collection's shared
-themes; slides give an overview and then one slide per source; a podcast script is a host's
-questions answered in the sources' words.
+the opening of each paragraph beneath; slides give an overview and then one slide per source.
+(A mind map and a podcast script need a model: `types/outline.py` says why.)
 """
 
 from __future__ import annotations
@@ -11,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...llm.evidence import block_sentences, blocks
-from ..config import PodcastConfig, SlidesConfig, TreeConfig
-from ..corpus import Corpus, Sentence, SourceDoc, shortened
-from ..items import Cited, Node, Segment, Slide
-from . import cite
-from .structured import by_interest, question_for, shared_aspects
+from ..config import SlidesConfig, TreeConfig
+from ..corpus import Corpus, Sentence, SourceDoc, shortened, words_prefix
+from ..items import Cited, Node, Slide
+from . import cite, extract_note
 
 NODE_WORDS = 14
 MAX_LEVEL = 6
+SLIDE_WORDS = 32
+"""A longer sentence reads as a paragraph, not a bullet: it is left for the report."""
+SLIDE_BULLETS = 3
+SLIDE_POOL = 9
 
 
 def outline(corpus: Corpus, config: TreeConfig) -> Iterator[Node]:
@@ -30,8 +32,9 @@ def _source_outline(source: SourceDoc, config: TreeConfig) -> Iterator[Node]:
     found = blocks(source.markdown or source.text, source.title)
     root = next((b for b in found if b.kind == "heading"), None)
     titled = root is not None and _same(root.text, source.title)
-    if titled:
-        yield Node(text=source.title, level=1, citations=[_cited(source, source.title)])
+    # every source opens at the top level, so its headings never nest under another's
+    quote = source.title if titled else words_prefix(source.text, NODE_WORDS)
+    yield Node(text=source.heading, level=1, citations=[_cited(source, quote)] if quote else [])
     base = min((b.level for b in found if b.kind == "heading" and b is not root), default=2)
     depth = 1
     for block in found:
@@ -48,62 +51,31 @@ def _source_outline(source: SourceDoc, config: TreeConfig) -> Iterator[Node]:
             yield Node(text=shown, level=depth + 1, citations=[_cited(source, quote)])
 
 
-def mind_map(corpus: Corpus, config: TreeConfig) -> Iterator[Node]:
-    themes = [t for t in shared_aspects(corpus, limit=5) if t not in ("Main point", "Figures")]
-    if not themes:  # one source or nothing shared: its sources are the branches
-        for source in corpus.sources[: config.count]:
-            yield from _branch(source.title, corpus.of(source), corpus, config)
-        return
-    for theme in themes:
-        holding = [s for s in corpus.sentences if theme in s.text.lower()]
-        yield from _branch(theme, holding, corpus, config)
-
-
-def _branch(
-    label: str, sentences: list[Sentence], corpus: Corpus, config: TreeConfig
-) -> Iterator[Node]:
-    ranked = sorted(sentences, key=lambda s: -corpus.centrality(s))[:3]
-    if not ranked:
-        return
-    yield Node(text=label, level=1, citations=[cite(ranked[0])])
-    if config.depth >= 2:
-        for sentence in ranked:
-            shown, quote = shortened(sentence.text, NODE_WORDS)
-            yield Node(text=shown, level=2, citations=[cite(sentence, quote)])
-
-
 def slide_deck(corpus: Corpus, config: SlidesConfig) -> Iterator[Slide]:
-    yield _slide("Overview", corpus.central(3))
+    """An overview slide, then one per source: each bullet a whole sentence short enough
+    for a slide, none shown twice."""
+    extract_note(corpus, "this slide deck")
+    overview = [s for s in corpus.central(SLIDE_POOL) if _fits_slide(s)][:SLIDE_BULLETS]
+    if overview:
+        yield _slide("Overview", overview)
+    shown = {s.order for s in overview}
     for source in corpus.sources[: config.count - 1]:
-        own = sorted(corpus.of(source), key=lambda s: -corpus.centrality(s))[:3]
+        fresh = [s for s in corpus.of(source) if _fits_slide(s) and s.order not in shown]
+        own = sorted(fresh, key=lambda s: -corpus.centrality(s))[:SLIDE_BULLETS]
         if own:
-            yield _slide(source.title, sorted(own, key=lambda s: s.order))
+            yield _slide(source.heading, sorted(own, key=lambda s: s.order))
+
+
+def _fits_slide(sentence: Sentence) -> bool:
+    return len(sentence.text.split()) <= SLIDE_WORDS
 
 
 def _slide(title: str, sentences: list[Sentence]) -> Slide:
-    bullets, citations = [], []
-    for sentence in sentences:
-        shown, quote = shortened(sentence.text, NODE_WORDS)
-        bullets.append(shown)
-        citations.append(cite(sentence, quote))
-    return Slide(title=title, bullets=bullets, citations=citations)
-
-
-def podcast_script(corpus: Corpus, config: PodcastConfig) -> Iterator[Segment]:
-    """Each exchange a question and its answer; the hosts take turns, so every host named
-    speaks (one host: a monologue, two: host and guest, more: each asks the next)."""
-    hosts = config.hosts
-    asked = 0
-    for sentence in by_interest(corpus):
-        if asked == config.count:
-            return
-        question = question_for(corpus, sentence)
-        if question is None:
-            continue
-        host, guest = hosts[asked % len(hosts)], hosts[(asked + 1) % len(hosts)]
-        asked += 1
-        yield Segment(speaker=host, line=question, citations=[cite(sentence)])
-        yield Segment(speaker=guest, line=sentence.text, citations=[cite(sentence)])
+    return Slide(
+        title=title,
+        bullets=[s.text for s in sentences],
+        citations=[cite(s) for s in sentences],
+    )
 
 
 def _cited(source: SourceDoc, quote: str) -> Cited:

@@ -1,5 +1,5 @@
 """What the offline runners look for in a sentence: dates and time phrases, quantities,
-definitions, instructions, stance words and key terms.
+definitions and key terms.
 
 English-first word lists (plus the month names `llm/evidence.py` knows). Every function is one
 pass over a sentence's words (sentences are at most 800 characters), with regexes that are
@@ -52,45 +52,15 @@ NUMBER_WORDS = frozenset(
     forty fifty sixty hundred thousand million billion half dozen once twice thrice double
     triple""".split()  # noqa: SIM905
 )
-IMPERATIVE_VERBS = frozenset(
-    """add adjust allow apply ask avoid bake book bring buy call change check choose clean
-    close collect compare consider contact cover create cut decide define delete discard do
-    download drink eat enable ensure feed fill find follow get give go heat install keep leave
-    let limit list look make measure mix move note open order pay pick place plan prepare
-    press put read record reduce remember remove repeat replace report review run save see
-    select send set share start stir stop store take test try turn update use visit wait
-    wash watch wear write""".split()  # noqa: SIM905
-)
-_MODALS = (
-    " should ",
-    " must ",
-    " need to ",
-    " needs to ",
-    " have to ",
-    " has to ",
-    " ought to ",
-    " make sure ",
-    " remember to ",
-    " is important to ",
-    " recommend",
-)
-_PRO = frozenset(
-    """advantage advantages benefit benefits helps help improve improves improved better best
-    easier enables enable allows allow protects protect keeps keep saves save gain gains
-    efficient effective reliable safe safer strong stronger survive survives succeed success
-    successful useful valuable healthy cheaper faster""".split()  # noqa: SIM905
-)
-_CON = frozenset(
-    """disadvantage disadvantages risk risks problem problems drawback drawbacks however cost
-    costs costly expensive slow slows slower harder difficult worse worst harm harms damage
-    danger dangerous fail fails failure limit limits limited lose loses loss cannot unable
-    lack lacks die dies""".split()  # noqa: SIM905
-)
 _TIME_LEADS = frozenset(
     """a an per every each in during on at by within for after before since until last next
     this the all""".split()  # noqa: SIM905
 )
 _ARTICLES = frozenset({"a", "an", "the", "one", "any"})
+_YEAR_LEADS = frozenset(
+    "in since by from until till during around circa before after early late mid".split()  # noqa: SIM905
+)
+_DETERMINERS = frozenset("a an the this that its his her their our your".split())  # noqa: SIM905
 _NOT_TERMS = frozenset(
     """it this that there they he she we i you these those what which who here such each
     every some many most all both its his her their our your one""".split()  # noqa: SIM905
@@ -118,6 +88,10 @@ def when(sentence: str) -> When | None:
 
 
 def _calendar(found: list[str]) -> When | None:
+    """A full date first; else a year an event is placed at ("in 2012", "since 1998"); else
+    any year that does not describe a thing ("Caillebotte's 1877 painting", "the 2019
+    report", "1500 metres")."""
+    loose: When | None = None
     for index, word in enumerate(found):
         iso = _ISO_DATE.fullmatch(word)
         if iso:
@@ -127,15 +101,32 @@ def _calendar(found: list[str]) -> When | None:
             day = found[index - 1] if index and found[index - 1].isdigit() else ""
             label = " ".join(filter(None, [day, word, found[index + 1]]))
             return When(label, (0, int(found[index + 1]), month, int(day or 0)))
-        if _YEAR.fullmatch(word) and not _unit_follows(found, index):
+        if not _YEAR.fullmatch(word):
+            continue
+        before = found[index - 1].lower() if index else ""
+        if before in _YEAR_LEADS:  # "in 2021 prices rose": the lead makes it a year
             return When(word, (0, int(word), 0, 0))
-    return None
+        if loose is None and not _unit_follows(found, index) and not _describes(found, index):
+            loose = When(word, (0, int(word), 0, 0))
+    return loose
+
+
+def _describes(found: list[str], index: int) -> bool:
+    """The year at `index` qualifies a noun: after a possessive or a determiner, or before
+    a name ("1877 A Boating Party")."""
+    before = found[index - 1] if index else ""
+    after = found[index + 1] if index + 1 < len(found) else ""
+    possessive = before.endswith(("'s", "\u2019s"))
+    named = after[:1].isupper() and after.lower() not in _MONTH_NUMBER
+    return possessive or before.lower() in _DETERMINERS or named
 
 
 def _unit_follows(found: list[str], index: int) -> bool:
     """`1500 metres` is a quantity, not a year."""
-    following = found[index + 1].lower() if index + 1 < len(found) else ""
-    return following.isalpha() and following not in STOPWORDS and following not in TIME_WORDS
+    following = found[index + 1] if index + 1 < len(found) else ""
+    lowered = following.lower()
+    unit = following.isalpha() and following[0].islower()  # "In 2019 Apple ..." names no unit
+    return unit and lowered not in STOPWORDS and lowered not in TIME_WORDS
 
 
 def _time_phrase(found: list[str]) -> When | None:
@@ -148,7 +139,8 @@ def _time_phrase(found: list[str]) -> When | None:
         for start in range(max(0, index - 2), index):
             lead = found[start].lower()
             if lead in _TIME_LEADS or lead in NUMBER_WORDS or lead.isdigit():
-                return When(" ".join(found[start : index + 1]), (1,))
+                label = word if month else " ".join(found[start : index + 1])
+                return When(label, (1,))  # a month alone: "September", not "on September"
     return None
 
 
@@ -200,29 +192,6 @@ def definition(sentence: str) -> Definition | None:
     return None
 
 
-def is_instruction(sentence: str) -> bool:
-    """An imperative ("Feed the starter ...") or a sentence saying what should be done."""
-    found = words(sentence)
-    if found and found[0].lower() in IMPERATIVE_VERBS and found[0][0].isupper():
-        second = found[1].lower() if len(found) > 1 else ""
-        if second not in ("is", "are", "was", "were", "of", "and", "or"):
-            return True
-    lowered = f" {sentence.lower()} "
-    return any(modal in lowered for modal in _MODALS)
-
-
-def stance(sentence: str) -> str | None:
-    """`pro`, `con` or None, by counting advantage and drawback words."""
-    lowered = [word.lower() for word in words(sentence)]
-    pro = sum(word in _PRO for word in lowered)
-    con = sum(word in _CON for word in lowered)
-    if pro > con:
-        return "pro"
-    if con > pro:
-        return "con"
-    return None
-
-
 def candidate_terms(sentence: str) -> list[str]:
     """Words that could be a sentence's key term: content words of four or more letters,
     and numbers (the first word only when it is a name-like capitalized one in mid-text)."""
@@ -237,10 +206,3 @@ def candidate_terms(sentence: str) -> list[str]:
         ):
             picked.append(word)
     return picked
-
-
-def term_kind(word: str) -> str:
-    """What a distractor must be like: a number, a name, or a common word."""
-    if any(ch.isdigit() for ch in word) or word.lower() in NUMBER_WORDS:
-        return "number"
-    return "name" if word[0].isupper() else "word"

@@ -1,7 +1,9 @@
-"""Offline runners of the prose family: summaries, briefs, reports, guides, emails, custom.
+"""Offline runners of the prose family: summary, key takeaways, report, custom.
 
 Each is made of the collection's most central sentences (`Corpus.central`), verbatim, grouped
-into the type's items; sections add sentences with figures, instructions or definitions.
+into the type's items. Without a model these are extracts, not summaries written anew, and
+the artifact says so (`EXTRACT_NOTE`). (An executive brief, a study guide and an email
+summary need a model: `types/prose.py` says why.)
 """
 
 from __future__ import annotations
@@ -10,15 +12,15 @@ from collections.abc import Iterator
 
 from ...llm.offline import Passage
 from ...llm.offline import answer as offline_answer
-from ..config import CustomConfig, EmailConfig, ProseConfig
-from ..corpus import Corpus, Sentence, shortened
-from ..items import Bullet, Cited, EmailPart, Paragraph, Part, Section
-from . import cite
-from .patterns import definition, is_instruction, quantity, when
+from ..config import CustomConfig, ProseConfig
+from ..corpus import Corpus, Sentence
+from ..items import Bullet, Cited, Paragraph, Part, Section
+from . import cite, extract_note
 
 
 def summary(corpus: Corpus, config: ProseConfig) -> Iterator[Paragraph]:
     """One paragraph per source, of its most central sentences (in page order)."""
+    extract_note(corpus, "this summary")
     picked = corpus.central(config.count)
     for source in corpus.sources:
         own = [s for s in picked if s.source is source]
@@ -27,50 +29,21 @@ def summary(corpus: Corpus, config: ProseConfig) -> Iterator[Paragraph]:
 
 
 def key_takeaways(corpus: Corpus, config: ProseConfig) -> Iterator[Bullet]:
+    extract_note(corpus, "this list of takeaways")
     for sentence in corpus.central(config.count):
         yield Bullet(text=sentence.text, citations=[cite(sentence)])
 
 
-def executive_brief(corpus: Corpus, config: ProseConfig) -> Iterator[Section]:
-    ranked = sorted(corpus.central(config.count + 1), key=lambda s: -corpus.centrality(s))
-    yield from _section("Bottom line", ranked[:1])
-    yield from _section("Key points", sorted(ranked[1:], key=lambda s: s.order))
-    used = {s.text for s in ranked}
-    figures = [s for s in corpus.sentences if quantity(s.text) and s.text not in used]
-    yield from _section("Figures", figures[:3])
-    steps = [s for s in corpus.sentences if is_instruction(s.text) and s.text not in used]
-    yield from _section("Next steps", steps[:3])
-
-
 def report(corpus: Corpus, config: ProseConfig) -> Iterator[Section]:
+    extract_note(corpus, "this report")
     overview = corpus.central(min(3, config.count))
     yield from _section("Overview", overview)
+    shown = {s.order for s in overview}  # a section does not repeat the overview
     per_source = max(2, config.count // 2)
     for source in corpus.sources:
-        own = sorted(corpus.of(source), key=lambda s: -corpus.centrality(s))[:per_source]
-        yield from _section(source.title, sorted(own, key=lambda s: s.order))
-
-
-def study_guide(corpus: Corpus, config: ProseConfig) -> Iterator[Section]:
-    yield from _section("Main ideas", corpus.central(config.count))
-    for sentence in [s for s in corpus.sentences if definition(s.text)][: config.count]:
-        found = definition(sentence.text)
-        assert found is not None
-        yield Section(heading=f"Term: {found.term}", body=sentence.text, citations=[cite(sentence)])
-    facts = [s for s in corpus.sentences if when(s.text) or quantity(s.text)]
-    yield from _section("Facts to remember", facts[: config.count])
-
-
-def email_summary(corpus: Corpus, config: EmailConfig) -> Iterator[EmailPart]:
-    ranked = sorted(corpus.central(config.count), key=lambda s: -corpus.centrality(s))
-    if not ranked:
-        return
-    shown, quote = shortened(ranked[0].text, 10)
-    yield EmailPart(part="subject", text=shown, citations=[cite(ranked[0], quote)])
-    opening = sorted(ranked[:2], key=lambda s: s.order)
-    yield EmailPart(part="paragraph", text=_joined(opening), citations=[cite(s) for s in opening])
-    for sentence in sorted(ranked[2:], key=lambda s: s.order):
-        yield EmailPart(part="bullet", text=sentence.text, citations=[cite(sentence)])
+        fresh = [s for s in corpus.of(source) if s.order not in shown]
+        own = sorted(fresh, key=lambda s: -corpus.centrality(s))[:per_source]
+        yield from _section(source.heading, sorted(own, key=lambda s: s.order))
 
 
 def custom(corpus: Corpus, config: CustomConfig) -> Iterator[Part]:

@@ -1,6 +1,7 @@
 """The citation list: APA, MLA or Chicago references from the stored metadata, no model.
 
-Author (the byline), title, site (the URL's host), date (published, else "n.d." with the
+Author (the byline's names, in the style's form: `authors.py`), title (less the site's name
+after it), site (the URL's host), date (published, else "n.d." with the
 capture date as the access date) and URL, in each style's order and punctuation, as plain
 text (no Markdown emphasis: the host escapes what it renders). Each reference cites the
 opening words of its source, so its link opens the source it names.
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 from ..config import CitationConfig
 from ..corpus import Corpus, SourceDoc, words_prefix
 from ..items import Cited, Reference
+from .authors import authors, people
 
 OPENING_WORDS = 8
 _MONTHS = "January February March April May June July August September October November December"
@@ -25,7 +27,7 @@ MLA_MONTHS = ["Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Se
 
 def citation_list(corpus: Corpus, config: CitationConfig) -> Iterator[Reference]:
     style = {"apa": apa, "mla": mla, "chicago": chicago}[config.style]
-    for source in sorted(corpus.sources, key=lambda s: (_author(s) or s.title).casefold()):
+    for source in sorted(corpus.sources, key=lambda s: (_sort_name(s) or s.title).casefold()):
         opening = words_prefix(source.text, OPENING_WORDS)
         citations = [Cited(source_id=source.source_id, quote=opening)] if opening else []
         yield Reference(source_id=source.source_id, text=style(source), citations=citations)
@@ -38,8 +40,8 @@ def apa(source: SourceDoc) -> str:
         if published
         else "(n.d.)"
     )
-    title = _title(source)
-    head = f"{_author(source)}. {when}. {title}." if _author(source) else f"{title}. {when}."
+    title, author = _title(source), _apa_author(source)
+    head = f"{_ended(author)} {when}. {title}." if author else f"{title}. {when}."
     parts = [head, f"{_site(source)}." if _site(source) else ""]
     accessed = _date(source.captured_at)
     if source.web_url and not published and accessed:
@@ -51,7 +53,7 @@ def apa(source: SourceDoc) -> str:
 
 def mla(source: SourceDoc) -> str:
     published, accessed = _date(source.published), _date(source.captured_at)
-    parts = [f"{_author(source)}." if _author(source) else "", f"“{_title(source)}.”"]
+    parts = [_ended(_mla_author(source)), f"“{_title(source)}.”"]
     container = [_site(source), _mla_date(published) if published else "", source.web_url or ""]
     parts.append(", ".join(part for part in container if part) + ".")
     if accessed:
@@ -61,7 +63,7 @@ def mla(source: SourceDoc) -> str:
 
 def chicago(source: SourceDoc) -> str:
     published, accessed = _date(source.published), _date(source.captured_at)
-    parts = [f"{_author(source)}." if _author(source) else "", f"“{_title(source)}.”"]
+    parts = [_ended(_chicago_author(source)), f"“{_title(source)}.”"]
     parts.append(f"{_site(source)}." if _site(source) else "")
     if published:
         parts.append(f"{_long(published)}.")
@@ -71,15 +73,57 @@ def chicago(source: SourceDoc) -> str:
     return _spaced(parts)
 
 
-def _author(source: SourceDoc) -> str:
-    byline = " ".join((source.byline or "").split())
-    if byline.lower().startswith("by "):
-        byline = byline[3:]
-    return byline.rstrip(".")
+def _apa_author(source: SourceDoc) -> str:
+    """ "Lovelace, A., & Babbage, C." (an organization as written)."""
+    found = authors(source.byline)
+    if found is None:
+        return _as_written(source)
+    shown = [author.apa() for author in found]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])}, & {shown[-1]}"
+
+
+def _mla_author(source: SourceDoc) -> str:
+    """ "Lovelace, Ada", "Lovelace, Ada, and Charles Babbage", "Lovelace, Ada, et al."."""
+    found = authors(source.byline)
+    if found is None:
+        return _as_written(source)
+    if len(found) > 2:
+        return f"{found[0].inverted()}, et al"
+    return (
+        f"{found[0].inverted()}, and {found[1].natural()}"
+        if len(found) == 2
+        else (found[0].inverted())
+    )
+
+
+def _chicago_author(source: SourceDoc) -> str:
+    """ "Lovelace, Ada, Charles Babbage, and Mary Somerville" (every author named)."""
+    found = authors(source.byline)
+    if found is None:
+        return _as_written(source)
+    rest = [author.natural() for author in found[1:]]
+    if not rest:
+        return found[0].inverted()
+    listed = ", ".join([found[0].inverted(), *rest[:-1]])
+    return f"{listed}, and {rest[-1]}"
+
+
+def _as_written(source: SourceDoc) -> str:
+    return ", ".join(people(source.byline))
+
+
+def _sort_name(source: SourceDoc) -> str:
+    found = authors(source.byline)
+    return found[0].inverted() if found else _as_written(source)
+
+
+def _ended(text: str) -> str:
+    """`text` as a sentence of the reference ("Lovelace, A." keeps its one period)."""
+    return "" if not text else text if text.endswith(".") else f"{text}."
 
 
 def _title(source: SourceDoc) -> str:
-    return " ".join(source.title.split()).rstrip(".") or "Untitled"
+    return " ".join(source.heading.split()).rstrip(".") or "Untitled"
 
 
 def _site(source: SourceDoc) -> str:

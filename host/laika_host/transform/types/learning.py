@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..config import CountConfig, QuizConfig
 from ..items import Card, QuizQuestion
-from ..offline import learning
 from ..spec import TransformType
 
 TYPES = [
@@ -19,7 +18,7 @@ TYPES = [
             "Write flashcards, one per item: a question or cue on the front, "
             f"the answer on the back. At most {c.count} cards."
         ),
-        offline=learning.flashcards,
+        needs_model=("a card's question and answer have to be written, not cut from a sentence"),
     ),
     TransformType(
         id="quiz",
@@ -33,6 +32,6 @@ TYPES = [
             f"{c.options} options, the correct `answer` copied from `options`, and an explanation. "
             f"At most {c.count} questions."
         ),
-        offline=learning.quiz,
+        needs_model=("a fair question with plausible wrong answers has to be written"),
     ),
 ]

@@ -47,7 +47,10 @@ TYPES = [
             "Write a mind map as nodes in depth-first order: `level` 1 for the "
             f"main themes, deeper levels for the ideas under them, at most {c.depth} levels."
         ),
-        offline=outline.mind_map,
+        needs_model=(
+            "naming the themes that link the sources takes a "
+            "model (word counts picked words like “more” and “time”)"
+        ),
     ),
     TransformType(
         id="slide-deck",
@@ -74,7 +77,7 @@ TYPES = [
             f"{', '.join(c.hosts)}, one spoken line per item with its `speaker`. "
             f"Length: {c.length} (about {c.count * 2} lines), for {c.audience}."
         ),
-        offline=outline.podcast_script,
+        needs_model=("a conversation has to be written"),
         conform=_keep_hosts,
     ),
 ]

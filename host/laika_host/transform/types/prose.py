@@ -49,7 +49,9 @@ TYPES = [
             "Write an executive brief as sections: 'Bottom line' first, then "
             f"'Key points', 'Figures' and 'Next steps' where the documents support them. {_for(c)}"
         ),
-        offline=prose.executive_brief,
+        needs_model=(
+            "a bottom line, key points and next steps have to be judged, not picked by word counts"
+        ),
     ),
     TransformType(
         id="report",
@@ -75,7 +77,7 @@ TYPES = [
             "Write a study guide as sections: 'Main ideas', one 'Term: ...' "
             f"section per key term, and 'Facts to remember'. {_for(c)}"
         ),
-        offline=prose.study_guide,
+        needs_model=("main ideas, terms and facts to remember have to be judged and written"),
     ),
     TransformType(
         id="email-summary",
@@ -89,6 +91,6 @@ TYPES = [
             "part 'subject', then 'paragraph' items, then 'bullet' items for the key points. "
             f"Tone: {c.tone}. {_for(c)}"
         ),
-        offline=prose.email_summary,
+        needs_model=("a subject line and an opening paragraph have to be written"),
     ),
 ]

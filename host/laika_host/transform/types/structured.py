@@ -11,6 +11,9 @@ from ..items import ActionItem, ComparisonRow, Event, ProCon, QuestionAnswer, Ta
 from ..offline import structured
 from ..spec import TransformType
 
+NOT_MENTIONED = "\u2014"
+"""A chosen aspect or column a model's row leaves out."""
+
 
 def _at_most(config: CountConfig) -> str:
     return f"At most {config.count} items."
@@ -36,7 +39,7 @@ def _keep_keys(chosen: Sequence[str], what: str, item: Any, note: Callable[[str]
     """A model's row with exactly the `chosen` keys (none chosen: as it came)."""
     if not chosen:
         return item
-    cells, dropped = conformed_keys(item.cells, chosen, structured.NOT_MENTIONED)
+    cells, dropped = conformed_keys(item.cells, chosen, NOT_MENTIONED)
     if dropped:
         note(f"the model added {what} you did not choose; only yours are kept: {', '.join(chosen)}")
     return item.model_copy(update={"cells": cells})
@@ -50,16 +53,6 @@ def _keep_columns(item: Any, config: DataTableConfig, note: Callable[[str], None
     return _keep_keys(config.columns, "columns", item, note)
 
 
-def _offline_columns(config: DataTableConfig) -> str | None:
-    if not config.columns:
-        return None
-    return (
-        f"the offline runtime cannot fill chosen columns ({', '.join(config.columns)}): it "
-        "fills Quantity and Statement from the figures it finds; choose a model to run it, or "
-        "leave `columns` out"
-    )
-
-
 TYPES = [
     TransformType(
         id="faq",
@@ -71,7 +64,7 @@ TYPES = [
         instructions=lambda c: (
             f"Write frequently asked questions with their answers, one pair per item. {_at_most(c)}"
         ),
-        offline=structured.faq,
+        needs_model=("a question a reader would ask has to be written, not cut from a sentence"),
     ),
     TransformType(
         id="glossary",
@@ -84,7 +77,10 @@ TYPES = [
             "List the key terms with their definitions as the documents give "
             f"them, one term per item. {_at_most(c)}"
         ),
-        offline=structured.glossary,
+        needs_model=(
+            "telling a term from an ordinary word, and "
+            "its definition from a passing mention, takes a model"
+        ),
     ),
     TransformType(
         id="timeline",
@@ -110,7 +106,7 @@ TYPES = [
             "Compare the things the documents describe in a table: one row per "
             f"item, `subject` naming what the row is about. {_aspects(c)} {_at_most(c)}"
         ),
-        offline=structured.comparison,
+        needs_model=("choosing what to compare and filling each cell takes a model"),
         conform=_keep_aspects,
     ),
     TransformType(
@@ -124,9 +120,11 @@ TYPES = [
             "Extract the figures (numbers with their units and what they "
             f"measure) into table rows, one row per item. {_columns(c)} {_at_most(c)}"
         ),
-        offline=structured.data_table,
+        needs_model=(
+            "telling a figure from a number in passing, with "
+            "its unit and what it measures, takes a model"
+        ),
         conform=_keep_columns,
-        offline_refuses=_offline_columns,
     ),
     TransformType(
         id="pros-cons",
@@ -139,7 +137,7 @@ TYPES = [
             "List the advantages (side 'pro') and drawbacks (side 'con') the "
             f"documents name, one per item. {_at_most(c)}"
         ),
-        offline=structured.pros_cons,
+        needs_model=("telling an advantage from a drawback takes reading each sentence as a whole"),
     ),
     TransformType(
         id="action-items",
@@ -152,6 +150,9 @@ TYPES = [
             "List the actions the documents recommend or require, one per "
             f"item, with owner and due date only when the documents state them. {_at_most(c)}"
         ),
-        offline=structured.action_items,
+        needs_model=(
+            "telling a recommended action from a sentence "
+            "that only mentions doing something takes a model"
+        ),
     ),
 ]
