@@ -31,12 +31,12 @@ _IMAGE = re.compile(r"!\[[^\[\]\n]*\]\([^()\n]*\)")  # no nested brackets: linea
 _LINKED_IMAGE = re.compile(r"\[!\[[^\[\]\n]*\]\([^()\n]*\)\]\([^()\n]*\)")
 _LINK = re.compile(r"\[(?P<text>[^\[\]\n]*)\]\([^()\n]*\)")
 _ESCAPE = re.compile(r"\\(?P<char>[!-/:-@\[-`{-~])")
-_EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}|[*_]{1,3}(?!\w)|`+")
+_EMPHASIS = re.compile(r"(?<![\w\\])[*_]{1,3}|(?<!\\)[*_]{1,3}(?!\w)|`+")  # "\*" is text
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _QUOTE_MARK = re.compile(r">[ \t]?")
 _ITALIC_BLOCK = re.compile(r"(?:\*[^*\n]+\*|_[^_\n]+_)")
 _URL = re.compile(r"(?:https?://|www\.\w)\S*+", re.IGNORECASE)
-_BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019»)\]]*+\s+")  # once per run
+_BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019»)\]*†‡]*+\s+")  # once per run
 _WORD = re.compile(r"[^\W\d_]+")
 _LABEL = re.compile(
     r"(?:citation|cite this|source|sources|quelle|quellen|credit|credits|photo|photos|"
@@ -51,7 +51,8 @@ _BYLINE = re.compile(
 )
 _CODE_CHARS = frozenset("{}[]=<>\\|$#@")
 """Characters code is dense in and prose is not (a semicolon is prose punctuation too)."""
-_CLOSERS = "\"'\u201d\u2019»)]"
+_CLOSERS = "\"'\u201d\u2019»)]*†‡"
+"""What may follow a sentence's closing punctuation: quotes, brackets, a footnote mark."""
 ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof st sr jr vs etc eg ie cf al fig nr vol ca approx inc ltd corp gov sen
     rep gen col lt sgt mt ft dept univ jan feb mar apr jun jul aug sep sept oct nov dec bzw

@@ -96,7 +96,7 @@ async def run_transform(
     if deterministic and spec.needs_model:
         refused = InvalidInputError(f"{spec.title} needs a model: {spec.needs_model}.")
         raise refused.with_cli_hint(
-            "`--provider ID` runs it with a model (`laika models list` shows them)"
+            "`--provider ID` runs it with a model; `laika models list` shows them"
         )
     corpus = await load_corpus(store, collection)
     if provider is not None and not spec.deterministic:  # the window its server runs
