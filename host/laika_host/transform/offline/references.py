@@ -41,7 +41,7 @@ def apa(source: SourceDoc) -> str:
         else "(n.d.)"
     )
     title, author = _title(source), _apa_author(source)
-    head = f"{_ended(author)} {when}. {title}." if author else f"{title}. {when}."
+    head = f"{_ended(author)} {when}. {_ended(title)}" if author else f"{_ended(title)} {when}."
     parts = [head, f"{_site(source)}." if _site(source) else ""]
     accessed = _date(source.captured_at)
     if source.web_url and not published and accessed:
@@ -53,7 +53,7 @@ def apa(source: SourceDoc) -> str:
 
 def mla(source: SourceDoc) -> str:
     published, accessed = _date(source.published), _date(source.captured_at)
-    parts = [_ended(_mla_author(source)), f"“{_title(source)}.”"]
+    parts = [_ended(_mla_author(source)), f"“{_ended(_title(source))}”"]
     container = [_site(source), _mla_date(published) if published else "", source.web_url or ""]
     parts.append(", ".join(part for part in container if part) + ".")
     if accessed:
@@ -63,7 +63,7 @@ def mla(source: SourceDoc) -> str:
 
 def chicago(source: SourceDoc) -> str:
     published, accessed = _date(source.published), _date(source.captured_at)
-    parts = [_ended(_chicago_author(source)), f"“{_title(source)}.”"]
+    parts = [_ended(_chicago_author(source)), f"“{_ended(_title(source))}”"]
     parts.append(f"{_site(source)}." if _site(source) else "")
     if published:
         parts.append(f"{_long(published)}.")
@@ -118,8 +118,9 @@ def _sort_name(source: SourceDoc) -> str:
 
 
 def _ended(text: str) -> str:
-    """`text` as a sentence of the reference ("Lovelace, A." keeps its one period)."""
-    return "" if not text else text if text.endswith(".") else f"{text}."
+    """`text` as a sentence of the reference: "Lovelace, A." keeps its one period, and a
+    title ending in "?" or "!" takes none."""
+    return "" if not text else text if text.endswith((".", "?", "!")) else f"{text}."
 
 
 def _title(source: SourceDoc) -> str:
