@@ -15,7 +15,7 @@ from ..corpus import Corpus, Sentence, SourceDoc, shortened, words_prefix
 from ..items import Cited, Node, Slide
 from . import cite, extract_note
 
-NODE_WORDS = 14
+NODE_WORDS = 20
 MAX_LEVEL = 6
 SLIDE_WORDS = 32
 """A longer sentence reads as a paragraph, not a bullet: it is left for the report."""
@@ -31,7 +31,9 @@ def outline(corpus: Corpus, config: TreeConfig) -> Iterator[Node]:
 def _source_outline(source: SourceDoc, config: TreeConfig) -> Iterator[Node]:
     found = blocks(source.markdown or source.text, source.title)
     root = next((b for b in found if b.kind == "heading"), None)
-    titled = root is not None and _same(root.text, source.title)
+    titled = root is not None and (
+        _same(root.text, source.title) or _same(root.text, source.heading)
+    )
     # every source opens at the top level, so its headings never nest under another's
     quote = source.title if titled else words_prefix(source.text, NODE_WORDS)
     yield Node(text=source.heading, level=1, citations=[_cited(source, quote)] if quote else [])
