@@ -3,7 +3,8 @@
     .venv/bin/python bench/transform_bench.py [--corpus DIR] [--sources 50] [--repeat 3]
 
 The first N pages of capture-dev (by name, those with a web address) go through the real
-capture pipeline into one collection of a fresh store; each ready type then runs with
+capture pipeline into one collection of a fresh store; each ready type the offline runtime
+makes (not those that need a model) then runs with
 `--force` semantics (a new artifact every time, so nothing is reused) and the median wall
 time of `run_transform` is printed with the item count and how many items verified. The
 time is the whole run: load the sources, the heuristics, verify every citation, render,
@@ -48,7 +49,7 @@ async def bench(db: Path, corpus: Path, count: int, repeat: int) -> list[dict[st
         for url, html in pages(corpus, count):
             await store.sources.save_capture("Bench", capture_html(html, url))
         for entry in list_types():
-            if not entry["ready"]:
+            if not entry["ready"] or entry["needs_model"]:  # refused offline: nothing to time
                 continue
             times, result = [], None
             for _ in range(repeat):
