@@ -35,7 +35,7 @@ def _source_outline(source: SourceDoc, config: TreeConfig) -> Iterator[Node]:
         _same(root.text, source.title) or _same(root.text, source.heading)
     )
     # every source opens at the top level, so its headings never nest under another's
-    quote = source.title if titled else words_prefix(source.text, NODE_WORDS)
+    quote = root.text if titled and root is not None else words_prefix(source.text, NODE_WORDS)
     yield Node(text=source.heading, level=1, citations=[_cited(source, quote)] if quote else [])
     base = min((b.level for b in found if b.kind == "heading" and b is not root), default=2)
     depth = 1
