@@ -44,6 +44,8 @@ from .pack import (
 WHOLE_SHARE = 0.25
 """A matching source is sent whole when it costs at most this share of the budget."""
 SKIPPED = "[…]"
+MIN_EXCERPT = 24
+"""Fewer tokens than this left: no passage, nor a sentence of one, fits any more."""
 SMALL_BUDGET = 2_000
 """Under this many tokens (a 2,048-token model's window) the index lists only the sources
 not sent, in what the passages leave, and passages are sent with each link as its text: a
@@ -131,6 +133,8 @@ def pack_passages(
     if budget_tokens < SMALL_BUDGET:
         hits = _best_source_first(hits)
     for hit in hits:
+        if budget_tokens - pack.tokens < MIN_EXCERPT:
+            break  # full: the hits left cannot go in, and trying each one costs
         if hit.source_id in sources and hit.source_id not in whole:
             _take_hit(budget, sources[hit.source_id], hit, whole, excerpts)
     for excerpt in list(excerpts.values()):
