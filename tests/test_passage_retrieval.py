@@ -126,8 +126,10 @@ def test_a_store_from_before_passages_is_indexed_on_first_search(tmp_path: Path)
         for table in ("passages_fts", "passages", "passage_queue"):
             connection.execute(f"DROP TABLE {table}")
         connection.execute("ALTER TABLE sources DROP COLUMN redacted_with")  # m009's
+        connection.execute("DROP INDEX sources_by_status")  # m010's
         connection.execute(
-            "DELETE FROM _migrations WHERE name IN ('m008_passages', 'm009_redaction_stamp')"
+            "DELETE FROM _migrations WHERE name IN "
+            "('m008_passages', 'm009_redaction_stamp', 'm010_sources_by_status')"
         )
         connection.execute("PRAGMA user_version = 7")
 

@@ -107,6 +107,15 @@ async def m009_redaction_stamp(connection: aiosqlite.Connection) -> None:
     await connection.execute("ALTER TABLE sources ADD COLUMN redacted_with TEXT")
 
 
+async def m010_sources_by_status(connection: aiosqlite.Connection) -> None:
+    """Counting a collection's captured sources (every ask states how many were not sent)
+    read each row's first page: 31 ms at 10,000 sources, linear in the collection. This
+    index answers it alone."""
+    await connection.execute(
+        "CREATE INDEX IF NOT EXISTS sources_by_status ON sources (collection_id, capture_status)"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     m001_initial,
     m002_source_versions,
@@ -117,6 +126,7 @@ MIGRATIONS: list[Migration] = [
     m007_rule_origin,
     m008_passages,
     m009_redaction_stamp,
+    m010_sources_by_status,
 ]
 
 
