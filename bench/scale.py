@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import random
 import re
 import shutil
@@ -38,28 +37,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+import retrieval as rb  # bench/retrieval.py: this script's folder is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = 8_192
 PEER_LIMIT = 50
 _WORD = re.compile(r"[^\W_]+")
-
-
-def load_retrieval() -> ModuleType:
-    """`bench/retrieval.py` by path: its questions, capture, distractors and matching."""
-    spec = importlib.util.spec_from_file_location(
-        "retrieval_bench", ROOT / "bench" / "retrieval.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rb = load_retrieval()
 
 
 def percentile(values: list[float], share: float) -> float:

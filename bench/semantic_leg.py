@@ -99,7 +99,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import importlib.util
 import itertools
 import json
 import math
@@ -115,8 +114,9 @@ import urllib.request
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any, NamedTuple
+
+import retrieval as rb  # bench/retrieval.py: this script's folder is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_WORK = Path("/tmp/laika-semantic-leg")
@@ -140,22 +140,6 @@ for batch in request["batches"]:
     seconds.append(time.perf_counter() - started)
 json.dump({"vectors": vectors, "seconds": seconds}, sys.stdout)
 """
-
-
-def load_retrieval() -> ModuleType:
-    """`bench/retrieval.py` by path (its loading, capture and matching helpers)."""
-    spec = importlib.util.spec_from_file_location(
-        "retrieval_bench", ROOT / "bench" / "retrieval.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rb = load_retrieval()
 
 
 class Passage(NamedTuple):
