@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ...llm.evidence import MONTHS
 from ...stopwords import STOPWORDS
+from ..corpus import DETERMINERS
 
 _TOKEN = re.compile(r"\S+")
 _EDGE = "\"'\u201c\u201d\u2018\u2019«»()[]{}.,;:!?…"
@@ -60,7 +61,7 @@ _ARTICLES = frozenset({"a", "an", "the", "one", "any"})
 _YEAR_LEADS = frozenset(
     "in since by from until till during around circa before after early late mid".split()  # noqa: SIM905
 )
-_DETERMINERS = frozenset("a an the this that its his her their our your".split())  # noqa: SIM905
+_DETERMINERS = DETERMINERS | {"this", "that"}  # "the 2019 report", "that 1990 law"
 _NOT_TERMS = frozenset(
     """it this that there they he she we i you these those what which who here such each
     every some many most all both its his her their our your one""".split()  # noqa: SIM905
